@@ -1,0 +1,48 @@
+"""arXiv search API responses (Atom 1.0 with arXiv extensions), bare or wrapped in a recorded
+``{url, status_code, body}`` JSON object. An API error comes back as a feed whose single
+entry has an ``/api/errors`` id; that is a file-level error, not a paper."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import IO
+
+from ..errors import RawFormatError
+from .common import ParseReject, iso_date
+from .xml_stream import iter_elements, text_of
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+ARXIV = "{http://arxiv.org/schemas/atom}"
+SOURCE = "arxiv_api"
+
+
+def parse_atom(stream: IO[bytes]) -> Iterator[dict | ParseReject]:
+    for entry in iter_elements(stream, f"{ATOM}feed", {f"{ATOM}entry"}):
+        if isinstance(entry, ParseReject):
+            yield entry
+            continue
+        entry_id = text_of(entry.find(f"{ATOM}id")) or ""
+        if "/api/errors" in entry_id:
+            message = " ".join((text_of(entry.find(f"{ATOM}summary")) or "").split())
+            raise RawFormatError(f"arXiv API error feed: {message or entry_id}")
+        categories = [c.get("term") for c in entry.findall(f"{ATOM}category") if c.get("term")]
+        primary = entry.find(f"{ARXIV}primary_category")
+        yield {
+            "raw_id": entry_id or None,
+            "title": text_of(entry.find(f"{ATOM}title")),
+            "abstract": text_of(entry.find(f"{ATOM}summary")),
+            "authors": [
+                name for a in entry.findall(f"{ATOM}author")
+                if (name := text_of(a.find(f"{ATOM}name")))
+            ],
+            "categories": categories or None,
+            "primary_category": primary.get("term") if primary is not None else None,
+            "published": iso_date(text_of(entry.find(f"{ATOM}published"))),
+            "updated": iso_date(text_of(entry.find(f"{ATOM}updated"))),
+            "doi": text_of(entry.find(f"{ARXIV}doi")),
+            "journal_ref": text_of(entry.find(f"{ARXIV}journal_ref")),
+            "comments": text_of(entry.find(f"{ARXIV}comment")),
+            "license": None,
+            "source": SOURCE,
+            "position": entry.sourceline,
+        }

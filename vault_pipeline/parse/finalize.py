@@ -1,0 +1,66 @@
+"""Candidates → `papers` rows: one normalisation for every source (ids, whitespace, empty
+strings), then validation. A row that fails carries its reason into `papers_rejected`."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ..ids import id_expr, version_expr
+from ..schemas import PAPERS, PAPERS_REJECTED
+
+TEXT_COLUMNS = ("title", "abstract", "doi", "journal_ref", "comments", "license",
+                "primary_category")
+
+
+def _clean(expr: pl.Expr) -> pl.Expr:
+    """Collapse runs of whitespace; an empty string becomes null."""
+    cleaned = expr.str.replace_all(r"\s+", " ").str.strip_chars()
+    return pl.when(cleaned == "").then(None).otherwise(cleaned)
+
+
+def _clean_list(column: str) -> pl.Expr:
+    cleaned = pl.col(column).list.eval(_clean(pl.element()).drop_nulls())
+    return pl.when(cleaned.list.len() > 0).then(cleaned).otherwise(None)
+
+
+REJECT_RULES: tuple[tuple[str, pl.Expr], ...] = (
+    ("missing or invalid arXiv id", pl.col("arxiv_id").is_null()),
+    ("empty title", pl.col("title").is_null()),
+    ("empty abstract", pl.col("abstract").is_null()),
+    ("no authors", pl.col("authors").is_null()),
+    ("missing or unreadable v1 date", pl.col("published").is_null()),
+    ("published after updated", pl.col("published") > pl.col("updated")),
+)
+
+
+def _reason() -> pl.Expr:
+    expr = pl.lit(None, dtype=pl.String)
+    for reason, condition in reversed(REJECT_RULES):
+        expr = pl.when(condition).then(pl.lit(reason)).otherwise(expr)
+    return expr
+
+
+def finalize(candidates: pl.DataFrame, raw_sha256: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Return (valid rows in the `papers` schema plus `position`, rejected rows)."""
+    frame = candidates.with_columns(
+        arxiv_id=id_expr("raw_id"),
+        latest_version=version_expr("raw_id"),
+        **{c: _clean(pl.col(c)) for c in TEXT_COLUMNS},
+        authors=_clean_list("authors"),
+        categories=_clean_list("categories"),
+        raw_sha256=pl.lit(raw_sha256),
+    ).with_columns(
+        updated=pl.coalesce("updated", "published"),
+        primary_category=pl.coalesce("primary_category", pl.col("categories").list.first()),
+        _reason=_reason(),
+    )
+    rejected = frame.filter(pl.col("_reason").is_not_null()).select(
+        "raw_sha256", "source", "position",
+        record_id=pl.col("raw_id"),
+        reason=pl.col("_reason"),
+        snippet=pl.coalesce("title", "raw_id").str.slice(0, 200),
+    ).cast(PAPERS_REJECTED.polars)  # type: ignore[arg-type]
+    valid = frame.filter(pl.col("_reason").is_null()).select(
+        *PAPERS.names, "position"
+    ).cast(PAPERS.polars)  # type: ignore[arg-type]
+    return valid, rejected

@@ -1,0 +1,168 @@
+"""The Kaggle/Cornell arXiv metadata snapshot: JSON lines, plain or gzip, millions of records.
+
+Read in byte chunks of whole lines and parsed by Polars (no Python object per record). A chunk
+Polars cannot read is bisected down to its bad lines, which are rejected with their line
+numbers while the rest of the chunk still loads."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import polars as pl
+
+from .common import CANDIDATE_SCHEMA, Batch, ParseReject, snippet
+
+SOURCE = "arxiv_snapshot"
+CHUNK_BYTES = 32 << 20
+
+SNAPSHOT_SCHEMA = pl.Schema(
+    {
+        "id": pl.String,
+        "submitter": pl.String,
+        "authors": pl.String,
+        "title": pl.String,
+        "comments": pl.String,
+        "journal-ref": pl.String,
+        "doi": pl.String,
+        "report-no": pl.String,
+        "categories": pl.String,
+        "license": pl.String,
+        "abstract": pl.String,
+        "versions": pl.List(pl.Struct({"version": pl.String, "created": pl.String})),
+        "update_date": pl.String,
+        "authors_parsed": pl.List(pl.List(pl.String)),
+    }
+)
+_RFC2822 = "%a, %d %b %Y %H:%M:%S GMT"
+
+
+def open_snapshot(path: Path) -> IO[bytes]:
+    """Open plain or gzip JSON lines, telling them apart by content (gzip magic)."""
+    with path.open("rb") as probe:
+        magic = probe.read(2)
+    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else path.open("rb")
+
+
+def _chunks(stream: IO[bytes], chunk_bytes: int) -> Iterator[tuple[int, bytes]]:
+    """Yield (first line number, bytes of whole lines)."""
+    line_no, carry = 1, b""
+    while True:
+        block = stream.read(chunk_bytes)
+        if not block:
+            if carry:
+                yield line_no, carry
+            return
+        block = carry + block
+        cut = block.rfind(b"\n") + 1
+        if cut == 0:
+            carry = block
+            continue
+        chunk, carry = block[:cut], block[cut:]
+        yield line_no, chunk
+        line_no += chunk.count(b"\n")
+
+
+def _read(data: bytes) -> pl.DataFrame:
+    return pl.read_ndjson(io.BytesIO(data), schema=SNAPSHOT_SCHEMA, ignore_errors=False)
+
+
+def _line_error(line: bytes) -> str:
+    """A readable reason for one line Polars refused."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"invalid UTF-8 at byte {exc.start}"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"invalid JSON: {exc.msg} (column {exc.colno})"
+    if not isinstance(value, dict):
+        return f"JSON {type(value).__name__}, expected an object"
+    return "fields of unexpected types for the snapshot schema"
+
+
+def _tolerant_read(
+    lines: list[bytes], first_line: int
+) -> tuple[list[pl.DataFrame], list[ParseReject]]:
+    """Bisect ``lines`` until every readable run is read and every bad line is isolated."""
+    try:
+        frame = _read(b"\n".join(lines))
+        return [frame.with_columns(_line=pl.Series(_line_numbers(lines, first_line)))], []
+    except Exception:
+        if len(lines) == 1:
+            return [], [ParseReject(first_line, None, _line_error(lines[0]), snippet(lines[0]))]
+    half = len(lines) // 2
+    left_frames, left_rejects = _tolerant_read(lines[:half], first_line)
+    right_frames, right_rejects = _tolerant_read(lines[half:], first_line + half)
+    return left_frames + right_frames, left_rejects + right_rejects
+
+
+def _line_numbers(lines: list[bytes], first_line: int) -> list[int]:
+    return [first_line + i for i, line in enumerate(lines) if line.strip()]
+
+
+def _to_candidates(frame: pl.DataFrame) -> pl.DataFrame:
+    created = pl.col("versions").list.eval(
+        pl.element().struct.field("created").str.strptime(pl.Date, _RFC2822, strict=False)
+    )
+    version_numbers = pl.col("versions").list.eval(
+        pl.element().struct.field("version").str.strip_prefix("v").cast(pl.Int32, strict=False)
+    )
+    parsed_names = pl.col("authors_parsed").list.eval(
+        pl.concat_str(
+            [pl.element().list.get(1, null_on_oob=True), pl.element().list.get(0, null_on_oob=True),
+             pl.element().list.get(2, null_on_oob=True)],
+            separator=" ", ignore_nulls=True,
+        ).str.replace_all(r"\s+", " ").str.strip_chars()
+    )
+    fallback_names = (
+        pl.col("authors").str.replace_all(r"\s+", " ").str.replace_all(r",? and ", ", ")
+        .str.split(", ").list.eval(pl.element().str.strip_chars())
+    )
+    categories = pl.col("categories").str.split(" ").list.eval(
+        pl.element().filter(pl.element() != ""))
+    max_version = version_numbers.list.max()
+    return frame.select(
+        raw_id=pl.when(max_version.is_not_null())
+        .then(pl.col("id") + pl.lit("v") + max_version.cast(pl.String))
+        .otherwise(pl.col("id")),
+        title=pl.col("title"),
+        abstract=pl.col("abstract"),
+        authors=pl.when(pl.col("authors_parsed").list.len() > 0)
+        .then(parsed_names).otherwise(fallback_names),
+        categories=categories,
+        primary_category=categories.list.first(),
+        published=created.list.min(),
+        updated=created.list.max(),
+        doi=pl.col("doi"),
+        journal_ref=pl.col("journal-ref"),
+        comments=pl.col("comments"),
+        license=pl.col("license"),
+        source=pl.lit(SOURCE),
+        position=pl.col("_line").cast(pl.Int64),
+    ).cast(CANDIDATE_SCHEMA)  # type: ignore[arg-type]
+
+
+def parse_snapshot(path: Path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[Batch]:
+    with open_snapshot(path) as stream:
+        for first_line, chunk in _chunks(stream, chunk_bytes):
+            try:
+                frame = _read(chunk)
+                lines = None
+            except Exception:
+                lines = chunk.split(b"\n")
+                if lines and lines[-1] == b"":
+                    lines.pop()
+            if lines is None:
+                numbers = _line_numbers(chunk.split(b"\n")[:-1], first_line)
+                frame = frame.with_columns(_line=pl.Series(numbers, dtype=pl.Int64))
+                yield Batch(_to_candidates(frame))
+                continue
+            frames, rejects = _tolerant_read(lines, first_line)
+            good = [_to_candidates(f) for f in frames if f.height]
+            yield Batch(pl.concat(good) if good else CANDIDATE_SCHEMA.to_frame(), rejects)

@@ -1,0 +1,51 @@
+"""The data root: one directory (``VAULT_HOME``) holding the raw zone, the tables and the
+Dagster instance, so a vault can be moved, backed up or deleted as one thing."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_HOME = "vault_home"
+
+
+@dataclass(frozen=True)
+class VaultPaths:
+    """Where everything of one vault lives. Create with :meth:`from_env` or a path."""
+
+    home: Path
+
+    @classmethod
+    def from_env(cls, home: str | os.PathLike[str] | None = None) -> VaultPaths:
+        """Resolve the root: the argument, else ``$VAULT_HOME``, else ``./vault_home``."""
+        chosen = home or os.environ.get("VAULT_HOME") or DEFAULT_HOME
+        return cls(Path(chosen).expanduser().resolve())
+
+    @property
+    def raw(self) -> Path:
+        """Immutable, content-addressed responses exactly as received."""
+        return self.home / "raw"
+
+    @property
+    def tables(self) -> Path:
+        """One Parquet file per table."""
+        return self.home / "tables"
+
+    @property
+    def dagster_home(self) -> Path:
+        """The Dagster instance (run history, event log, schedules)."""
+        return self.home / "dagster"
+
+    @property
+    def scratch(self) -> Path:
+        """Temporary files of running stages; safe to delete when nothing runs."""
+        return self.home / "tmp"
+
+    def table(self, name: str) -> Path:
+        return self.tables / f"{name}.parquet"
+
+    def ensure(self) -> VaultPaths:
+        for directory in (self.raw, self.tables, self.dagster_home, self.scratch):
+            directory.mkdir(parents=True, exist_ok=True)
+        return self

@@ -1,0 +1,127 @@
+"""Recognise a raw file by its content, never its name, and check it before it may enter the
+raw zone: XML pages are parsed in full (so a truncated page or an error envelope is caught at
+the door); a snapshot is checked on its first lines (its bad lines are rejected later, one by
+one, with their line numbers); a PDF by its header."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from lxml import etree
+
+from ..errors import RawFormatError
+from ..parse import parse_raw_file, unwrap_recorded
+from ..parse.atom import ATOM
+from ..parse.oai import OAI
+
+PROBE_BYTES = 64 << 10
+SNAPSHOT_KEYS = {"id", "title", "abstract"}
+
+
+@dataclass(frozen=True)
+class Detection:
+    kind: str
+    wrapper: str | None
+    extension: str
+    records: int | None = None
+    formats: str | None = None
+
+
+def _xml_root(data: bytes) -> str | None:
+    try:
+        for _event, element in etree.iterparse(
+            io.BytesIO(data), events=("start",), resolve_entities=False, no_network=True
+        ):
+            return element.tag
+    except etree.XMLSyntaxError:
+        return None
+    return None
+
+
+def _snapshot_lines(head: bytes) -> bool:
+    """True when one of the first lines is a snapshot record (one bad line must not hide a
+    good file)."""
+    for line in head.splitlines()[:5]:
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            continue
+        if isinstance(record, dict) and record.keys() >= SNAPSHOT_KEYS:
+            return True
+    return False
+
+
+def _count_records(path: Path, kind: str, wrapper: str | None) -> tuple[int, set[str]]:
+    records, sources = 0, set()
+    for batch in parse_raw_file(path, kind, wrapper):
+        for reject in batch.rejects:
+            if reject.record_id is None:
+                where = f" at line {reject.position}" if reject.position else ""
+                raise RawFormatError(f"{reject.reason}{where}")
+        records += batch.candidates.height + len(batch.rejects)
+        sources.update(batch.candidates.get_column("source").unique().to_list())
+    return records, sources
+
+
+def _classify_xml(data: bytes) -> tuple[str, str]:
+    root = _xml_root(data)
+    if root == f"{ATOM}feed":
+        return "arxiv_api", ".xml"
+    if root == f"{OAI}OAI-PMH":
+        return "oai_pmh", ".xml"
+    if root is None:
+        raise RawFormatError("malformed XML (truncated or invalid)")
+    raise RawFormatError(f"XML with root <{root}> is neither an arXiv Atom feed nor OAI-PMH")
+
+
+def detect(path: Path) -> Detection:
+    """Classify and check one file; RawFormatError says why a file is kept out."""
+    size = path.stat().st_size
+    if size == 0:
+        raise RawFormatError("empty file")
+    with path.open("rb") as handle:
+        head = handle.read(PROBE_BYTES)
+    if b"%PDF-" in head[:1024]:
+        return Detection("pdf", None, ".pdf")
+    if head[:2] == b"\x1f\x8b":
+        try:
+            with gzip.open(path, "rb") as handle:
+                inner = handle.read(PROBE_BYTES)
+        except (OSError, EOFError) as exc:
+            raise RawFormatError(f"unreadable gzip: {exc}") from exc
+        if _snapshot_lines(inner):
+            return Detection("arxiv_snapshot", "gzip", ".jsonl.gz")
+        raise RawFormatError("gzip file that is not an arXiv metadata snapshot (JSON lines)")
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    detection: Detection
+    if stripped.startswith(b"<"):
+        kind, extension = _classify_xml(path.read_bytes())
+        detection = Detection(kind, None, extension)
+    elif stripped.startswith(b"{") and _is_recorded_response(path, size):
+        kind, extension = _classify_xml(unwrap_recorded(path.read_bytes()))
+        detection = Detection(kind, "recorded_http", ".json")
+    elif stripped.startswith(b"{") and _snapshot_lines(head):
+        return Detection("arxiv_snapshot", None, ".jsonl")
+    else:
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RawFormatError("not UTF-8 text, nor PDF or gzip") from None
+        raise RawFormatError("not an arXiv Atom feed, OAI-PMH response, snapshot or PDF")
+    records, sources = _count_records(path, detection.kind, detection.wrapper)
+    formats = ",".join(sorted(s.removeprefix("oai_") for s in sources)) or None
+    return Detection(detection.kind, detection.wrapper, detection.extension, records, formats)
+
+
+def _is_recorded_response(path: Path, size: int) -> bool:
+    if size > 256 << 20:
+        return False
+    try:
+        record = json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+    return isinstance(record, dict) and {"status_code", "body"} <= record.keys()

@@ -1,0 +1,162 @@
+"""The raw zone: every response exactly as received, stored under its sha256 and never
+overwritten, with a JSON sidecar describing it. Everything downstream is rebuilt from here."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import polars as pl
+
+from ..errors import RawFormatError
+from ..parse.common import now_utc
+from ..paths import VaultPaths
+from ..schemas import IMPORT_REJECTS, RAW_FILES
+from ..storage import atomic_path, atomic_write_bytes, read_table, write_table
+from .detect import detect
+
+SIDECAR = ".meta.json"
+
+
+@dataclass(frozen=True)
+class RawFile:
+    sha256: str
+    kind: str
+    wrapper: str | None
+    formats: str | None
+    path: str
+    size_bytes: int
+    original_name: str | None
+    origin: str | None
+    records: int | None
+    received_at: datetime
+
+
+@dataclass
+class ImportReport:
+    added: list[RawFile] = field(default_factory=list)
+    already_present: list[RawFile] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _walk(paths: Iterable[Path]) -> Iterator[Path]:
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*") if p.is_file())
+        else:
+            yield path
+
+
+class RawZone:
+    def __init__(self, paths: VaultPaths):
+        self.paths = paths
+        self.root = paths.raw
+
+    def _location(self, sha: str, kind: str, extension: str) -> Path:
+        return self.root / kind / sha[:2] / f"{sha}{extension}"
+
+    def add_file(self, source: Path, origin: str | None = None) -> tuple[RawFile, bool]:
+        """Check, then store one file; return (its record, whether it was new)."""
+        detection = detect(source)
+        sha = sha256_of(source)
+        target = self._location(sha, detection.kind, detection.extension)
+        sidecar = target.with_name(target.name + SIDECAR)
+        if sidecar.exists():
+            return self._read_sidecar(sidecar), False
+        if not target.exists():
+            with atomic_path(target) as tmp:
+                shutil.copyfile(source, tmp)
+            if sha256_of(target) != sha:
+                target.unlink()
+                raise RawFormatError("file changed while it was being imported")
+        record = RawFile(
+            sha256=sha, kind=detection.kind, wrapper=detection.wrapper,
+            formats=detection.formats, path=str(target.relative_to(self.root)),
+            size_bytes=target.stat().st_size, original_name=source.name,
+            origin=origin or f"import:{source}", records=detection.records,
+            received_at=now_utc(),
+        )
+        payload = asdict(record) | {"received_at": record.received_at.isoformat()}
+        atomic_write_bytes(sidecar, json.dumps(payload, indent=1).encode())
+        return record, True
+
+    def import_paths(self, paths: Iterable[Path]) -> ImportReport:
+        """Import files and folders; a bad file is reported and kept out, never fatal."""
+        report = ImportReport()
+        for path in _walk(paths):
+            try:
+                record, new = self.add_file(path)
+            except (RawFormatError, OSError) as exc:
+                report.rejected.append((str(path), str(exc)))
+                continue
+            (report.added if new else report.already_present).append(record)
+        self._log_rejects(report.rejected)
+        return report
+
+    def _log_rejects(self, rejected: list[tuple[str, str]]) -> None:
+        if not rejected:
+            return
+        target = self.paths.table(IMPORT_REJECTS.name)
+        now = now_utc()
+        new = pl.DataFrame(
+            {
+                "path": [p for p, _ in rejected],
+                "sha256": [_safe_sha(Path(p)) for p, _ in rejected],
+                "reason": [r for _, r in rejected],
+                "rejected_at": [now] * len(rejected),
+            },
+            schema=IMPORT_REJECTS.polars,
+        )
+        write_table(target, pl.concat([read_table(target, IMPORT_REJECTS), new]),
+                    IMPORT_REJECTS)
+
+    @staticmethod
+    def _read_sidecar(sidecar: Path) -> RawFile:
+        payload = json.loads(sidecar.read_text())
+        payload["received_at"] = datetime.fromisoformat(payload["received_at"])
+        return RawFile(**payload)
+
+    def files(self, kinds: Iterable[str] | None = None) -> list[RawFile]:
+        """Every stored file (sorted by kind, then sha256, so rebuilds are deterministic)."""
+        wanted = set(kinds) if kinds else None
+        found = []
+        if not self.root.exists():
+            return found
+        for sidecar in self.root.glob(f"*/*/*{SIDECAR}"):
+            record = self._read_sidecar(sidecar)
+            if wanted is None or record.kind in wanted:
+                found.append(record)
+        return sorted(found, key=lambda r: (r.kind, r.sha256))
+
+    def absolute(self, record: RawFile) -> Path:
+        return self.root / record.path
+
+    def manifest(self) -> pl.DataFrame:
+        rows = [asdict(r) for r in self.files()]
+        return pl.DataFrame(rows, schema=RAW_FILES.polars) if rows else pl.DataFrame(
+            schema=RAW_FILES.polars)
+
+    def fingerprint(self) -> str:
+        """Changes whenever a file enters the zone (what the raw-zone sensor watches)."""
+        shas = sorted(p.name for p in self.root.glob(f"*/*/*{SIDECAR}"))
+        return hashlib.sha256("\n".join(shas).encode()).hexdigest()
+
+
+def _safe_sha(path: Path) -> str | None:
+    try:
+        return sha256_of(path) if path.is_file() else None
+    except OSError:
+        return None
