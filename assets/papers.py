@@ -1,0 +1,81 @@
+"""papers: parsed, normalised, deduplicated arXiv metadata (silver), and its rejects."""
+
+
+import dagster as dg
+
+from vault_pipeline import papers_quality
+from vault_pipeline.papers import build_papers
+from vault_pipeline.schemas import PAPERS, PAPERS_REJECTED
+
+from .metadata import column_schema, counts_table
+from .resources import VaultResource
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(
+            "papers", group_name="metadata", deps=["raw_files"], kinds={"polars", "parquet"},
+            description=PAPERS.doc, metadata={"dagster/column_schema": column_schema(PAPERS)},
+        ),
+        dg.AssetSpec(
+            "papers_rejected", group_name="metadata", deps=["raw_files"], kinds={"parquet"},
+            description=PAPERS_REJECTED.doc,
+            metadata={"dagster/column_schema": column_schema(PAPERS_REJECTED)},
+        ),
+    ],
+)
+def papers(context: dg.AssetExecutionContext, vault: VaultResource):
+    paths = vault.paths()
+    report = build_papers(paths)
+    stats = papers_quality.summary(paths.table(PAPERS.name))
+    context.log.info(
+        f"papers: {report.rows} rows from {report.files} files "
+        f"({report.superseded} superseded, {report.rejected} rejected)"
+    )
+    yield dg.MaterializeResult(
+        asset_key="papers",
+        metadata={
+            "dagster/row_count": report.rows,
+            "candidates": report.candidates,
+            "superseded_versions": report.superseded,
+            "raw_files_parsed": report.files,
+            "by_year": counts_table(stats["by_year"], "year"),
+            "by_primary_category": counts_table(stats["by_primary_category"], "category"),
+            "by_source": counts_table(stats["by_source"], "source"),
+            "path": dg.MetadataValue.path(str(paths.table(PAPERS.name))),
+        },
+    )
+    yield dg.MaterializeResult(
+        asset_key="papers_rejected",
+        metadata={
+            "dagster/row_count": report.rejected,
+            "raw_files_failed": report.failed_files,
+            "path": dg.MetadataValue.path(str(paths.table(PAPERS_REJECTED.name))),
+        },
+    )
+
+
+def _result(outcome: papers_quality.Outcome) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        passed=outcome.passed, description=outcome.description,
+        metadata={k: dg.MetadataValue.json(v) if isinstance(v, (dict, list)) else v
+                  for k, v in outcome.metadata.items()},
+    )
+
+
+@dg.asset_check(asset="papers", blocking=True, description="Every arxiv_id appears once.")
+def papers_ids_unique(vault: VaultResource) -> dg.AssetCheckResult:
+    return _result(papers_quality.duplicate_ids(vault.paths().table(PAPERS.name)))
+
+
+@dg.asset_check(asset="papers", description="Id, title, abstract, authors and dates are set.")
+def papers_required_fields(vault: VaultResource) -> dg.AssetCheckResult:
+    return _result(papers_quality.empty_required(vault.paths().table(PAPERS.name)))
+
+
+@dg.asset_check(asset="papers", description="No paper is published after its last update.")
+def papers_dates_ordered(vault: VaultResource) -> dg.AssetCheckResult:
+    return _result(papers_quality.date_order(vault.paths().table(PAPERS.name)))
+
+
+papers_checks = [papers_ids_unique, papers_required_fields, papers_dates_ordered]

@@ -1,0 +1,33 @@
+"""Raw zone: the manifest of every stored response (bronze)."""
+
+
+import dagster as dg
+
+from vault_pipeline.raw.zone import RawZone
+from vault_pipeline.schemas import RAW_FILES
+from vault_pipeline.storage import write_table
+
+from .metadata import column_schema, counts_table
+from .resources import VaultResource
+
+
+@dg.asset(
+    group_name="raw",
+    kinds={"parquet"},
+    description=RAW_FILES.doc,
+    metadata={"dagster/column_schema": column_schema(RAW_FILES)},
+)
+def raw_files(context: dg.AssetExecutionContext, vault: VaultResource) -> dg.MaterializeResult:
+    paths = vault.paths()
+    manifest = RawZone(paths).manifest()
+    rows = write_table(paths.table(RAW_FILES.name), manifest, RAW_FILES)
+    by_kind = dict(manifest.group_by("kind").len().iter_rows()) if rows else {}
+    context.log.info(f"raw zone holds {rows} files")
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": rows,
+            "bytes": int(manifest.get_column("size_bytes").sum() or 0),
+            "by_kind": counts_table(by_kind, "kind"),
+            "path": dg.MetadataValue.path(str(paths.table(RAW_FILES.name))),
+        }
+    )

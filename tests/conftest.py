@@ -1,0 +1,21 @@
+"""Shared fixtures: every test gets its own data root, never the user's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vault_pipeline.paths import VaultPaths
+
+DATA = Path(__file__).parent / "data"
+SAMPLE = Path(__file__).parents[1] / "vault_pipeline" / "sample" / "raw"
+
+
+@pytest.fixture
+def vault_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> VaultPaths:
+    """A fresh, empty vault; VAULT_HOME and DAGSTER_HOME point into it."""
+    paths = VaultPaths(tmp_path / "vault").ensure()
+    monkeypatch.setenv("VAULT_HOME", str(paths.home))
+    monkeypatch.setenv("DAGSTER_HOME", str(paths.dagster_home))
+    return paths

@@ -1,0 +1,289 @@
+"""`vault`: the command line. It materializes the very assets the Dagster UI shows (same
+`Definitions`, same instance under the data root), so CLI and UI runs are interchangeable."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Annotated
+
+import pyarrow.parquet as pq
+import typer
+
+from .errors import VaultError
+from .paths import VaultPaths
+from .raw.zone import RawZone
+from .sql import query, table_files
+
+app = typer.Typer(
+    help="Research Idea Vault: harvest, parse and query a results-masked idea vault.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+HomeOption = Annotated[
+    Path | None,
+    typer.Option("--home", envvar="VAULT_HOME", help="Data root (default ./vault_home)."),
+]
+
+
+def _fail(message: str, code: int = 1) -> typer.Exit:
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    return typer.Exit(code)
+
+
+def _paths(home: Path | None) -> VaultPaths:
+    return VaultPaths.from_env(home).ensure()
+
+
+def _instance(paths: VaultPaths):
+    """The Dagster instance inside the data root (created from the packaged template)."""
+    from dagster import DagsterInstance
+
+    if "DAGSTER_HOME" not in os.environ:
+        os.environ["DAGSTER_HOME"] = str(paths.dagster_home)
+    dagster_home = Path(os.environ["DAGSTER_HOME"])
+    dagster_home.mkdir(parents=True, exist_ok=True)
+    config = dagster_home / "dagster.yaml"
+    if not config.exists():
+        template = resources.files("vault_pipeline") / "templates" / "dagster.yaml"
+        config.write_text(template.read_text())
+    return DagsterInstance.get()
+
+
+def _import(paths: VaultPaths, sources: list[Path]) -> int:
+    missing = [str(s) for s in sources if not s.exists()]
+    if missing:
+        raise VaultError(f"no such file or folder: {', '.join(missing)}")
+    report = RawZone(paths).import_paths(sources)
+    typer.echo(
+        f"imported {len(report.added)} new file(s), {len(report.already_present)} already "
+        f"present, {len(report.rejected)} rejected"
+    )
+    for record in report.added:
+        counted = f", {record.records} records" if record.records is not None else ""
+        typer.echo(f"  + {record.original_name} → {record.kind}{counted}")
+    for path, reason in report.rejected:
+        typer.secho(f"  ! {path}: {reason}", fg=typer.colors.YELLOW, err=True)
+    return len(report.rejected)
+
+
+@app.command("import")
+def import_(
+    sources: Annotated[list[Path], typer.Argument(help="Files or folders of raw responses.")],
+    home: HomeOption = None,
+    strict: Annotated[bool, typer.Option(help="Exit with status 3 if any file was rejected.")]
+    = False,
+) -> None:
+    """Copy raw responses (arXiv API pages, OAI-PMH pages, snapshots, PDFs) into the raw zone.
+
+    Each file is recognised by its content and checked; unrecognised or malformed files are
+    reported with a reason (and logged in the `import_rejects` table) and kept out."""
+    try:
+        rejected = _import(_paths(home), sources)
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
+    if strict and rejected:
+        raise typer.Exit(3)
+
+
+def _materialize(paths: VaultPaths, select: str | None, log_level: str = "WARNING") -> bool:
+    import dagster as dg
+
+    from .definitions import defs
+
+    instance = _instance(paths)
+    os.environ["VAULT_HOME"] = str(paths.home)
+    everything = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
+    try:
+        selection = _resolve_selection(defs, select) if select else None
+        result = dg.materialize(
+            everything, instance=instance, resources=defs.resources, selection=selection,
+            raise_on_error=False,
+            run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
+        )
+    except dg.DagsterError as exc:
+        raise VaultError(f"cannot materialize {select!r}: {exc}") from None
+    for event in result.get_asset_materialization_events():
+        materialization = event.step_materialization_data.materialization
+        rows = materialization.metadata.get("dagster/row_count")
+        count = f"{rows.value:,} rows" if rows is not None else ""
+        typer.echo(f"  materialized {materialization.asset_key.to_user_string():<22} {count}")
+    checks_ok = True
+    for evaluation in result.get_asset_check_evaluations():
+        mark = "ok  " if evaluation.passed else "FAIL"
+        checks_ok &= evaluation.passed
+        typer.echo(f"  check {mark} {evaluation.check_name}: {evaluation.description or ''}")
+    if not result.success:
+        for event in result.all_events:
+            if event.is_step_failure and event.step_failure_data:
+                error = event.step_failure_data.error
+                typer.secho(f"  step {event.step_key} failed: {error.message.strip()}"
+                            if error else f"  step {event.step_key} failed",
+                            fg=typer.colors.RED, err=True)
+    return result.success and checks_ok
+
+
+def _resolve_selection(defs, select: str):
+    """Parse a selection and widen it to whole multi-assets (`papers` brings
+    `papers_rejected`, which the same step writes)."""
+    import dagster as dg
+
+    warnings.filterwarnings("ignore", category=dg.BetaWarning)
+    graph = defs.resolve_asset_graph()
+    try:
+        keys = dg.AssetSelection.from_string(select).resolve(graph)
+    except dg.DagsterInvalidSubsetError:
+        raise VaultError(f"no asset matches {select!r}; known assets: "
+                         + ", ".join(sorted(k.to_user_string() for k in graph.get_all_asset_keys())))
+    except Exception as exc:  # noqa: BLE001 - selection syntax errors come in many types
+        raise VaultError(f"cannot parse selection {select!r}: {exc}") from None
+    if not keys:
+        raise VaultError(f"selection {select!r} matches no asset")
+    widened = set(keys)
+    for definition in defs.assets:
+        if set(definition.keys) & keys:
+            widened |= set(definition.keys)
+    return dg.AssetSelection.assets(*widened)
+
+
+@app.command()
+def materialize(
+    select: Annotated[str | None, typer.Option(
+        "--select", "-s",
+        help="Asset selection (Dagster syntax: `papers`, `raw_files+`, `group:metadata`); "
+             "default everything.")] = None,
+    home: HomeOption = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show Dagster's log.")]
+    = False,
+) -> None:
+    """Materialize assets in-process, recorded in the vault's Dagster instance."""
+    try:
+        ok = _materialize(_paths(home), select, "DEBUG" if verbose else "WARNING")
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
+    if not ok:
+        raise _fail("the run failed or a check did not pass (see above)")
+
+
+def _print_relation(relation, fmt: str, limit: int) -> None:
+    frame = relation.pl()
+    if fmt == "table":
+        import polars as pl
+
+        with pl.Config(tbl_rows=limit, tbl_cols=-1, fmt_str_lengths=60,
+                       tbl_hide_dataframe_shape=False):
+            typer.echo(frame)
+    elif fmt == "json":
+        typer.echo(json.dumps(frame.to_dicts(), default=str, ensure_ascii=False))
+    elif fmt == "jsonl":
+        for row in frame.iter_rows(named=True):
+            typer.echo(json.dumps(row, default=str, ensure_ascii=False))
+    else:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(frame.columns)
+        for row in frame.iter_rows():
+            writer.writerow([json.dumps(v, default=str) if isinstance(v, list) else v
+                             for v in row])
+
+
+@app.command()
+def sql(
+    statement: Annotated[str, typer.Argument(help='A DuckDB query, e.g. "SELECT count(*) '
+                                             'FROM papers".')],
+    fmt: Annotated[str, typer.Option("--format", "-f",
+                                     help="table, csv, json (an array) or jsonl.")] = "table",
+    limit: Annotated[int, typer.Option(help="Rows shown by the table format.")] = 50,
+    home: HomeOption = None,
+) -> None:
+    """Query every table of the vault with DuckDB (each table is a view by its name)."""
+    if fmt not in {"table", "csv", "json", "jsonl"}:
+        raise _fail(f"unknown format {fmt!r} (table, csv, json, jsonl)")
+    try:
+        _print_relation(query(_paths(home), statement), fmt, limit)
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
+
+
+def _last_materializations(paths: VaultPaths, names: list[str]) -> dict[str, str]:
+    from dagster import AssetKey
+
+    instance = _instance(paths)
+    found = {}
+    for name in names:
+        event = instance.get_latest_materialization_event(AssetKey(name))
+        if event is not None:
+            when = datetime.fromtimestamp(event.timestamp, UTC)
+            found[name] = when.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return found
+
+
+@app.command()
+def status(home: HomeOption = None) -> None:
+    """List the tables of the vault: rows, size, last materialization."""
+    paths = _paths(home)
+    files = table_files(paths)
+    zone = RawZone(paths).files()
+    typer.echo(f"vault at {paths.home}")
+    typer.echo(f"raw zone: {len(zone)} file(s), {sum(f.size_bytes for f in zone):,} bytes")
+    if not files:
+        typer.echo("no tables yet: run `vault demo`, or `vault import` then `vault materialize`")
+        return
+    last = _last_materializations(paths, list(files))
+    typer.echo(f"{'table':<24}{'rows':>12}{'bytes':>14}  last materialization")
+    for name, file in files.items():
+        rows = pq.ParquetFile(file).metadata.num_rows
+        when = last.get(name, "(written outside Dagster)")
+        typer.echo(f"{name:<24}{rows:>12,}{file.stat().st_size:>14,}  {when}")
+
+
+def sample_dir() -> Path:
+    """The bundled sample's raw files (their origins: sample/ATTRIBUTION.md)."""
+    return Path(str(resources.files("vault_pipeline") / "sample" / "raw"))
+
+
+@app.command()
+def demo(home: HomeOption = None) -> None:
+    """Import the bundled sample, materialize the whole asset graph, print a summary."""
+    paths = _paths(home)
+    typer.echo(f"vault at {paths.home}")
+    try:
+        _import(paths, [sample_dir()])
+        ok = _materialize(paths, None)
+        typer.echo("\nlatest papers in the vault:")
+        _print_relation(query(paths, "SELECT arxiv_id, latest_version AS v, published, "
+                                     "primary_category, title FROM papers "
+                                     "ORDER BY published DESC LIMIT 5"), "table", 5)
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
+    status(home=paths.home)
+    typer.echo('\nnext: vault sql "SELECT primary_category, count(*) FROM papers GROUP BY 1"')
+    typer.echo("      vault dev   (the Dagster UI on http://127.0.0.1:3000)")
+    if not ok:
+        raise _fail("the demo run failed or a check did not pass (see above)")
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def dev(ctx: typer.Context, home: HomeOption = None) -> None:
+    """Start the Dagster UI and daemon (`dagster dev`) on this vault; extra args pass through."""
+    paths = _paths(home)
+    _instance(paths)
+    executable = shutil.which("dagster")
+    if executable is None:
+        raise _fail("the `dagster` command is not installed in this environment")
+    env = os.environ | {"VAULT_HOME": str(paths.home)}
+    command = [executable, "dev", "-m", "vault_pipeline.definitions", *ctx.args]
+    raise typer.Exit(subprocess.call(command, env=env))
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()

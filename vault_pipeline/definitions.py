@@ -1,0 +1,15 @@
+"""The one Dagster `Definitions` of the vault (loaded by `dagster dev` and by the CLI)."""
+
+
+import dagster as dg
+
+from assets import VaultResource, all_assets, all_checks
+from sensors import all_jobs, all_sensors
+
+defs = dg.Definitions(
+    assets=all_assets,
+    asset_checks=all_checks,
+    jobs=all_jobs,
+    sensors=all_sensors,
+    resources={"vault": VaultResource()},
+)
