@@ -128,3 +128,8 @@ IMPORT_REJECTS = TableSchema(
 ALL_TABLES: dict[str, TableSchema] = {
     t.name: t for t in (PAPERS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS)
 }
+
+
+if __name__ == "__main__":  # `python -m vault_pipeline.schemas`: the README's table section
+    for _table in ALL_TABLES.values():
+        print(f"### `{_table.name}`\n\n{_table.doc}\n\n{_table.markdown()}\n")
