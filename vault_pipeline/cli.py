@@ -143,8 +143,8 @@ def _resolve_selection(defs, select: str):
     try:
         keys = dg.AssetSelection.from_string(select).resolve(graph)
     except dg.DagsterInvalidSubsetError:
-        raise VaultError(f"no asset matches {select!r}; known assets: "
-                         + ", ".join(sorted(k.to_user_string() for k in graph.get_all_asset_keys())))
+        known = ", ".join(sorted(k.to_user_string() for k in graph.get_all_asset_keys()))
+        raise VaultError(f"no asset matches {select!r}; known assets: {known}") from None
     except Exception as exc:  # noqa: BLE001 - selection syntax errors come in many types
         raise VaultError(f"cannot parse selection {select!r}: {exc}") from None
     if not keys:

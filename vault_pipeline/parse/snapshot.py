@@ -93,7 +93,7 @@ def _tolerant_read(
     try:
         frame = _read(b"\n".join(lines))
         return [frame.with_columns(_line=pl.Series(_line_numbers(lines, first_line)))], []
-    except Exception:
+    except pl.exceptions.PolarsError:  # any read failure means: look closer
         if len(lines) == 1:
             return [], [ParseReject(first_line, None, _line_error(lines[0]), snippet(lines[0]))]
     half = len(lines) // 2
@@ -154,12 +154,12 @@ def parse_snapshot(path: Path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[Batch
             try:
                 frame = _read(chunk)
                 lines = None
-            except Exception:
+            except pl.exceptions.PolarsError:  # fall back to the line-exact reader
                 lines = chunk.split(b"\n")
                 if lines and lines[-1] == b"":
                     lines.pop()
             if lines is None:
-                numbers = _line_numbers(chunk.split(b"\n")[:-1], first_line)
+                numbers = _line_numbers(chunk.split(b"\n"), first_line)
                 frame = frame.with_columns(_line=pl.Series(numbers, dtype=pl.Int64))
                 yield Batch(_to_candidates(frame))
                 continue

@@ -79,6 +79,7 @@ class RawZone:
         if not target.exists():
             with atomic_path(target) as tmp:
                 shutil.copyfile(source, tmp)
+                tmp.chmod(0o444)  # raw responses are never edited in place
             if sha256_of(target) != sha:
                 target.unlink()
                 raise RawFormatError("file changed while it was being imported")
