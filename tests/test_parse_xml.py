@@ -39,6 +39,8 @@ def test_recorded_api_page() -> None:
     assert first["published"] == date(2022, 2, 24)
     assert first["authors"][0] == "Mohit Kumar Ahuja"
     assert first["journal_ref"].startswith("Artificial Intelligence in Software Testing")
+    # the recording decoded UTF-8 as Latin-1 (mojibake); unwrapping repairs it
+    assert rows[1]["authors"][:3] == ["Aurora Ramírez", "Mario Berrios", "José Raúl Romero"]
 
 
 def test_per_element_namespaces_and_old_style_id() -> None:

@@ -30,7 +30,17 @@ def unwrap_recorded(data: bytes) -> bytes:
     body = record["body"]
     if not isinstance(body, str):
         raise RawFormatError("recorded response has no text body")
-    return body.encode("utf-8")
+    return _undo_latin1_decoding(body).encode("utf-8")
+
+
+def _undo_latin1_decoding(body: str) -> str:
+    """Recorders that decode an un-labelled UTF-8 body as Latin-1 (HTTP's old default) store
+    mojibake (``RamÃ­rez``). Such text round-trips exactly through Latin-1 back to valid UTF-8,
+    which real Latin-1 text almost never does; anything else is left as it is."""
+    try:
+        return body.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return body
 
 
 def parse_raw_file(path: Path, kind: str, wrapper: str | None = None) -> Iterator[Batch]:
