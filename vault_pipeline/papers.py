@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import polars as pl
 import pyarrow.parquet as pq
@@ -58,8 +59,8 @@ def _parse_rejects(raw: RawFile, rejects: list) -> pl.DataFrame:
     )
 
 
-def stage_candidates(zone: RawZone, raws: Iterable[RawFile], staging, report: PapersReport
-                     ) -> pl.DataFrame:
+def stage_candidates(zone: RawZone, raws: Iterable[RawFile], staging: Path,
+                     report: PapersReport) -> pl.DataFrame:
     """Parse every file into ``staging`` (Parquet); return the rejects."""
     rejected: list[pl.DataFrame] = []
     schema = PAPERS.polars
@@ -83,7 +84,7 @@ def stage_candidates(zone: RawZone, raws: Iterable[RawFile], staging, report: Pa
     return pl.concat(rejected) if rejected else pl.DataFrame(schema=PAPERS_REJECTED.polars)
 
 
-def resolve_duplicates(staging) -> pl.LazyFrame:
+def resolve_duplicates(staging: Path) -> pl.LazyFrame:
     """One row per arxiv_id: the newest version, its gaps filled from older records."""
     staged = pl.scan_parquet(staging)
     counts = staged.group_by("arxiv_id").agg(pl.len().alias("_n"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date
 from email.utils import parsedate_to_datetime
 
 import polars as pl
@@ -37,12 +37,14 @@ BATCH_ROWS = 5_000
 
 @dataclass(frozen=True)
 class ParseReject:
-    """A record (or a stretch of file) that a parser could not read."""
+    """A record a parser could not read, or (``whole_file``) the point where the file itself
+    stopped being readable, e.g. a truncated page."""
 
     position: int | None
     record_id: str | None
     reason: str
     snippet: str | None = None
+    whole_file: bool = False
 
 
 @dataclass
@@ -105,7 +107,3 @@ def snippet(text: str | bytes | None, limit: int = 200) -> str | None:
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     return text[:limit]
-
-
-def now_utc() -> datetime:
-    return datetime.now(UTC)

@@ -54,4 +54,5 @@ def iter_elements(
                         del parent[0]
     except etree.XMLSyntaxError as exc:
         line = exc.position[0] if exc.position else None
-        yield ParseReject(line, None, f"malformed XML (truncated or invalid): {exc.msg}")
+        yield ParseReject(line, None, f"malformed XML (truncated or invalid): {exc.msg}",
+                          whole_file=True)

@@ -59,7 +59,7 @@ def _count_records(path: Path, kind: str, wrapper: str | None) -> tuple[int, set
     records, sources = 0, set()
     for batch in parse_raw_file(path, kind, wrapper):
         for reject in batch.rejects:
-            if reject.record_id is None:
+            if reject.whole_file:
                 where = f" at line {reject.position}" if reject.position else ""
                 raise RawFormatError(f"{reject.reason}{where}")
         records += batch.candidates.height + len(batch.rejects)

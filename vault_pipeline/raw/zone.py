@@ -6,15 +6,15 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
 
 from ..errors import RawFormatError
-from ..parse.common import now_utc
 from ..paths import VaultPaths
 from ..schemas import IMPORT_REJECTS, RAW_FILES
 from ..storage import atomic_path, atomic_write_bytes, read_table, write_table
@@ -88,11 +88,25 @@ class RawZone:
             formats=detection.formats, path=str(target.relative_to(self.root)),
             size_bytes=target.stat().st_size, original_name=source.name,
             origin=origin or f"import:{source}", records=detection.records,
-            received_at=now_utc(),
+            received_at=datetime.now(UTC),
         )
         payload = asdict(record) | {"received_at": record.received_at.isoformat()}
         atomic_write_bytes(sidecar, json.dumps(payload, indent=1).encode())
         return record, True
+
+    def add_bytes(self, data: bytes, name: str, origin: str) -> tuple[RawFile, bool]:
+        """Store a response a live client received, under its origin URL and a file name
+        (``name``, no folders); the same checks and content addressing as :meth:`add_file`."""
+        if not name or "/" in name or name.startswith("."):
+            raise ValueError(f"not a plain file name: {name!r}")
+        folder = self.paths.scratch / f"received-{uuid.uuid4().hex}"
+        folder.mkdir(parents=True)
+        try:
+            source = folder / name
+            source.write_bytes(data)
+            return self.add_file(source, origin=origin)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def import_paths(self, paths: Iterable[Path]) -> ImportReport:
         """Import files and folders; a bad file is reported and kept out, never fatal."""
@@ -111,7 +125,7 @@ class RawZone:
         if not rejected:
             return
         target = self.paths.table(IMPORT_REJECTS.name)
-        now = now_utc()
+        now = datetime.now(UTC)
         new = pl.DataFrame(
             {
                 "path": [p for p, _ in rejected],
