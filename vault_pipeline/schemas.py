@@ -125,8 +125,106 @@ IMPORT_REJECTS = TableSchema(
     ),
 )
 
+SUBMISSIONS = TableSchema(
+    "submissions",
+    "One row per OpenReview submission (forum), newest version of the note; ratings and "
+    "decision gathered from its replies.",
+    (
+        Column("forum_id", _str, "OpenReview forum (submission note) id.", False),
+        Column("venue_id", _str, "Venue, e.g. `ICLR.cc/2025/Conference`.", False),
+        Column("number", pa.int64(), "Submission number within the venue."),
+        Column("title", _str, "Title, whitespace normalised."),
+        Column("abstract", _str, "Abstract, whitespace normalised."),
+        Column("authors", pa.list_(_str), "Author names; null while the venue hides them."),
+        Column("keywords", pa.list_(_str), "Author keywords."),
+        Column("primary_area", _str, "Primary area, where the venue asks for one."),
+        Column("tldr", _str, "TL;DR, where given."),
+        Column("venue", _str, "Venue string the note carries (`ICLR 2025 Oral`, `Submitted to "
+               "ICLR 2025`)."),
+        Column("venueid", _str, "Venue group the note sits in (accepted, rejected, withdrawn, "
+               "desk-rejected groups differ)."),
+        Column("decision", _str, "`Accept (oral)`, `Accept (spotlight)`, `Accept (poster)`, "
+               "`Accept`, `Reject`, `Withdrawn`, `Desk rejected`; null while undecided."),
+        Column("ratings", pa.list_(pa.float64()), "Overall rating of each official review, in "
+               "review order."),
+        Column("mean_rating", pa.float64(), "Mean of `ratings`; null without a rated review."),
+        Column("confidences", pa.list_(pa.float64()), "Reviewer confidence of each review."),
+        Column("review_count", pa.int32(), "Official reviews found.", False),
+        Column("arxiv_id", _str, "arXiv id of the same paper, when a title and author match "
+               "against `papers` is confident; else null."),
+        Column("arxiv_match", _str, "How `arxiv_id` was matched (`title+author`), or null."),
+        Column("pdf", _str, "OpenReview PDF path, where public."),
+        Column("created", _ts, "When the submission was created."),
+        Column("modified", _ts, "Last modification of the note."),
+        Column("raw_sha256", _str, "sha256 of the raw page the winning note came from.", False),
+    ),
+)
+
+REVIEWS = TableSchema(
+    "reviews",
+    "Official reviews, meta-reviews and decisions of OpenReview submissions, one row per "
+    "reply note (newest version).",
+    (
+        Column("note_id", _str, "Reply note id.", False),
+        Column("forum_id", _str, "Submission (forum) it belongs to.", False),
+        Column("venue_id", _str, "Venue id.", False),
+        Column("kind", _str, "`review`, `meta_review` or `decision`.", False),
+        Column("invitation", _str, "Invitation the reply answered (names differ per venue "
+               "and year).", False),
+        Column("rating", pa.float64(), "Overall rating (the leading number of `6: marginally "
+               "above...` or a plain number)."),
+        Column("confidence", pa.float64(), "Reviewer confidence."),
+        Column("soundness", pa.float64(), "Soundness sub-score."),
+        Column("presentation", pa.float64(), "Presentation sub-score."),
+        Column("contribution", pa.float64(), "Contribution sub-score."),
+        Column("other_scores", _str, "Other numeric sub-scores as JSON (`quality`, `clarity`, "
+               "`significance`, `originality`, ...)."),
+        Column("decision", _str, "Decision or recommendation text (decisions, meta-reviews)."),
+        Column("text", _str, "The reply's text fields as Markdown (`## summary` ...)."),
+        Column("signatures", pa.list_(_str), "Signatures (anonymised reviewer groups)."),
+        Column("created", _ts, "When the reply was posted."),
+        Column("modified", _ts, "Last modification of the reply."),
+        Column("raw_sha256", _str, "sha256 of the raw page the reply came from.", False),
+    ),
+)
+
+CITATIONS = TableSchema(
+    "citations",
+    "References read from Semantic Scholar: one row per (citing, cited) pair, from the newest "
+    "read of the citing paper's references.",
+    (
+        Column("citing_s2_id", _str, "Semantic Scholar paper id of the citing paper.", False),
+        Column("citing_arxiv_id", _str, "arXiv id of the citing paper."),
+        Column("citing_doi", _str, "DOI of the citing paper."),
+        Column("cited_s2_id", _str, "Semantic Scholar paper id of the cited paper; null when "
+               "S2 could not resolve the reference."),
+        Column("cited_arxiv_id", _str, "arXiv id of the cited paper (version-less)."),
+        Column("cited_doi", _str, "DOI of the cited paper."),
+        Column("read_at", _date, "Day Semantic Scholar was read.", False),
+        Column("raw_sha256", _str, "sha256 of the raw response.", False),
+    ),
+)
+
+CITATION_COUNTS = TableSchema(
+    "citation_counts",
+    "Citation counts from Semantic Scholar, one row per paper, newest read wins.",
+    (
+        Column("s2_id", _str, "Semantic Scholar paper id.", False),
+        Column("arxiv_id", _str, "arXiv id (version-less)."),
+        Column("doi", _str, "DOI."),
+        Column("title", _str, "Title as Semantic Scholar has it."),
+        Column("year", pa.int32(), "Publication year as Semantic Scholar has it."),
+        Column("citation_count", pa.int64(), "Citations counted by Semantic Scholar."),
+        Column("influential_citation_count", pa.int64(), "Influential citations."),
+        Column("reference_count", pa.int64(), "References counted by Semantic Scholar."),
+        Column("read_at", _date, "Day the count was read (counts change over time).", False),
+        Column("raw_sha256", _str, "sha256 of the raw response.", False),
+    ),
+)
+
 ALL_TABLES: dict[str, TableSchema] = {
-    t.name: t for t in (PAPERS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS)
+    t.name: t for t in (PAPERS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
+                        SUBMISSIONS, REVIEWS, CITATIONS, CITATION_COUNTS)
 }
 
 

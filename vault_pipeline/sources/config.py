@@ -1,0 +1,227 @@
+"""Harvest configuration: built-in defaults, then a TOML file, then environment variables.
+
+Every service's base URL can be changed (a mirror, or a local replay server in tests), and so
+can the request spacing. Secrets (OpenReview credentials, the Semantic Scholar key) come from
+the environment only: a config file that names one is refused, so none lands in a repository."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from ..errors import VaultError
+from ..paths import VaultPaths
+
+CONFIG_ENV = "VAULT_HARVEST_CONFIG"
+CONFIG_NAME = "harvest.toml"
+SECRET_KEY = re.compile(r"pass(word)?|token|secret|api_?key", re.IGNORECASE)
+VERSION = "0.1.0"
+
+
+@dataclass(frozen=True)
+class RetrySettings:
+    """How a failed request is retried (bounded in attempts and in the longest wait)."""
+
+    max_attempts: int = 6
+    backoff_base_s: float = 2.0
+    backoff_max_s: float = 120.0
+    max_wait_s: float = 3600.0
+    timeout_s: float = 120.0
+
+
+@dataclass(frozen=True)
+class FulltextScope:
+    """Which papers get their PDF and LaTeX source downloaded."""
+
+    categories: tuple[str, ...] = ("cs.LG", "cs.CL", "cs.AI")
+    published_from: date | None = date(2025, 1, 1)
+    published_until: date | None = None
+    kinds: tuple[str, ...] = ("pdf", "eprint")
+    max_per_run: int = 500
+
+
+@dataclass(frozen=True)
+class ArxivSettings:
+    oai_url: str = "https://oaipmh.arxiv.org/oai"
+    api_url: str = "https://export.arxiv.org/api/query"
+    pdf_url: str = "https://export.arxiv.org/pdf"
+    eprint_url: str = "https://export.arxiv.org/e-print"
+    interval_s: float = 3.0
+    metadata_prefix: str = "arXivRaw"
+    oai_set: str | None = None
+    first_day: date = date(2007, 5, 23)
+    page_size: int = 2000
+    result_ceiling: int = 30000
+    ids_per_request: int = 100
+    fulltext: FulltextScope = field(default_factory=FulltextScope)
+
+
+@dataclass(frozen=True)
+class VenueSettings:
+    """One OpenReview venue. Invitation names differ per venue and year: unset names are read
+    from the venue group (API v2) or fall back to the usual ones."""
+
+    id: str
+    api: int = 2
+    submission: str | None = None
+    review: str | None = None
+    meta_review: str | None = None
+    decision: str | None = None
+    v1_invitations: tuple[str, ...] = ("Blind_Submission", "Withdrawn_Submission",
+                                       "Desk_Rejected_Submission")
+
+
+DEFAULT_VENUES = (
+    VenueSettings("ICLR.cc/2024/Conference"),
+    VenueSettings("ICLR.cc/2025/Conference"),
+    VenueSettings("NeurIPS.cc/2025/Conference"),
+)
+
+
+@dataclass(frozen=True)
+class OpenReviewSettings:
+    api_url: str = "https://api2.openreview.net"
+    api_v1_url: str = "https://api.openreview.net"
+    interval_s: float = 1.0
+    page_size: int = 1000
+    venues: tuple[VenueSettings, ...] = DEFAULT_VENUES
+
+
+@dataclass(frozen=True)
+class S2Settings:
+    api_url: str = "https://api.semanticscholar.org/graph/v1"
+    interval_s: float = 1.0
+    batch_size: int = 500
+    cutoff: date = date(2026, 1, 1)
+    refresh_days: int = 30
+
+
+@dataclass(frozen=True)
+class HarvestConfig:
+    contact: str | None = None
+    retry: RetrySettings = field(default_factory=RetrySettings)
+    arxiv: ArxivSettings = field(default_factory=ArxivSettings)
+    openreview: OpenReviewSettings = field(default_factory=OpenReviewSettings)
+    s2: S2Settings = field(default_factory=S2Settings)
+    source: str = "defaults"
+
+    @property
+    def user_agent(self) -> str:
+        contact = f"; mailto:{self.contact}" if self.contact else ""
+        return f"research-idea-vault/{VERSION} (polite metadata harvester{contact})"
+
+
+# Environment variable → (section, key). Documented in the README's harvesting section.
+ENV_OVERRIDES = {
+    "VAULT_ARXIV_OAI_URL": ("arxiv", "oai_url"),
+    "VAULT_ARXIV_API_URL": ("arxiv", "api_url"),
+    "VAULT_ARXIV_PDF_URL": ("arxiv", "pdf_url"),
+    "VAULT_ARXIV_EPRINT_URL": ("arxiv", "eprint_url"),
+    "VAULT_ARXIV_INTERVAL": ("arxiv", "interval_s"),
+    "VAULT_OPENREVIEW_URL": ("openreview", "api_url"),
+    "VAULT_OPENREVIEW_V1_URL": ("openreview", "api_v1_url"),
+    "VAULT_OPENREVIEW_INTERVAL": ("openreview", "interval_s"),
+    "VAULT_S2_URL": ("s2", "api_url"),
+    "VAULT_S2_INTERVAL": ("s2", "interval_s"),
+    "VAULT_HARVEST_CONTACT": (None, "contact"),
+}
+
+SECRET_ENV = {
+    "openreview_username": "OPENREVIEW_USERNAME",
+    "openreview_password": "OPENREVIEW_PASSWORD",
+    "openreview_token": "OPENREVIEW_TOKEN",
+    "s2_api_key": "S2_API_KEY",
+}
+
+
+def secret(name: str) -> str | None:
+    """A secret from the environment (never from a file, never logged)."""
+    return os.environ.get(SECRET_ENV[name]) or None
+
+
+def _coerce(value: Any, kind: str, where: str) -> Any:
+    """Turn a TOML or environment value into the field's declared type."""
+    try:
+        if value in ("", None) and "None" in kind:
+            return None
+        if kind.startswith("bool"):
+            return bool(value)
+        if kind.startswith("float"):
+            return float(value)
+        if kind.startswith("int"):
+            return int(value)
+        if kind.startswith("date"):
+            return value if isinstance(value, date) else date.fromisoformat(str(value))
+    except (TypeError, ValueError) as exc:
+        raise VaultError(f"{where}: {exc}") from None
+    if kind.startswith("tuple"):
+        if not isinstance(value, list | tuple):
+            raise VaultError(f"{where}: expected a list")
+        return tuple(value)
+    return str(value)
+
+
+def _merge(obj: Any, values: dict[str, Any], where: str) -> Any:
+    """A copy of a settings dataclass with ``values`` applied; unknown keys are an error."""
+    fields = {f.name: f for f in dataclasses.fields(obj)}
+    changes = {}
+    for key, value in values.items():
+        if SECRET_KEY.search(key):
+            raise VaultError(f"{where}.{key}: secrets come from the environment "
+                             f"({', '.join(SECRET_ENV.values())}), never from a config file")
+        if key not in fields:
+            raise VaultError(f"{where}: unknown setting {key!r} "
+                             f"(known: {', '.join(sorted(fields))})")
+        current = getattr(obj, key)
+        if key == "venues":
+            changes[key] = tuple(_merge(VenueSettings(id=v["id"]), v, f"{where}.venues")
+                                 for v in value)
+        elif dataclasses.is_dataclass(current):
+            changes[key] = _merge(current, value, f"{where}.{key}")
+        else:
+            changes[key] = _coerce(value, str(fields[key].type), f"{where}.{key}")
+    return dataclasses.replace(obj, **changes)
+
+
+def config_path(paths: VaultPaths | None, explicit: Path | None = None) -> Path | None:
+    """The config file in use: the argument, else ``$VAULT_HARVEST_CONFIG``, else
+    ``<data root>/harvest.toml`` when it exists."""
+    chosen = explicit or (Path(os.environ[CONFIG_ENV]) if os.environ.get(CONFIG_ENV) else None)
+    if chosen is not None:
+        if not chosen.is_file():
+            raise VaultError(f"harvest config {chosen} does not exist")
+        return chosen
+    if paths is not None and (paths.home / CONFIG_NAME).is_file():
+        return paths.home / CONFIG_NAME
+    return None
+
+
+def load_config(paths: VaultPaths | None = None, explicit: Path | None = None) -> HarvestConfig:
+    """Defaults, overridden by the config file, overridden by the environment."""
+    config = HarvestConfig()
+    path = config_path(paths, explicit)
+    if path is not None:
+        try:
+            values = tomllib.loads(path.read_text())
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise VaultError(f"harvest config {path}: {exc}") from None
+        config = _merge(config, values, path.name)
+        config = dataclasses.replace(config, source=str(path))
+    for env, (section, key) in ENV_OVERRIDES.items():
+        if os.environ.get(env):
+            values = {key: os.environ[env]}
+            config = _merge(config, {section: values} if section else values, env)
+    return config
+
+
+def state_dir(paths: VaultPaths) -> Path:
+    """Harvest state (cursors, the shared request clocks) inside the data root."""
+    directory = paths.home / "harvest"
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory

@@ -1,0 +1,77 @@
+"""What every harvester needs: the vault, its config, the raw zone, the cursors, and one
+polite client per service (built once, so a whole harvest shares one connection per service)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..paths import VaultPaths
+from ..raw.zone import RawFile, RawZone
+from .config import HarvestConfig, load_config, secret, state_dir
+from .cursor import CursorStore
+from .http import PoliteClient
+from .limiter import SharedRateLimiter
+
+Progress = Callable[[int, int | None, str], None]
+"""Called with (units just done, total units if known, a short note) as a harvest advances."""
+
+
+def no_progress(_done: int, _total: int | None, _note: str) -> None:
+    return None
+
+
+@dataclass
+class HarvestContext:
+    paths: VaultPaths
+    config: HarvestConfig
+    progress: Progress = no_progress
+    _clients: dict[str, PoliteClient] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, paths: VaultPaths, config: HarvestConfig | None = None,
+             progress: Progress = no_progress) -> HarvestContext:
+        return cls(paths.ensure(), config or load_config(paths), progress)
+
+    @property
+    def zone(self) -> RawZone:
+        return RawZone(self.paths)
+
+    @property
+    def cursors(self) -> CursorStore:
+        return CursorStore(state_dir(self.paths) / "cursors")
+
+    def limiter(self, service: str) -> SharedRateLimiter:
+        interval = {"arxiv": self.config.arxiv.interval_s,
+                    "openreview": self.config.openreview.interval_s,
+                    "s2": self.config.s2.interval_s}[service]
+        return SharedRateLimiter(state_dir(self.paths) / "clocks", service, interval)
+
+    def client(self, service: str) -> PoliteClient:
+        """The one polite httpx client of ``arxiv`` or ``s2`` for this harvest."""
+        if service not in self._clients:
+            headers = {}
+            if service == "s2" and (key := secret("s2_api_key")):
+                headers["x-api-key"] = key
+            self._clients[service] = PoliteClient(self.limiter(service), self.config.retry,
+                                                  self.config.user_agent, headers)
+        return self._clients[service]
+
+    def requests_sent(self) -> dict[str, int]:
+        return {name: client.counter.sent for name, client in self._clients.items()}
+
+    def store(self, data: bytes, name: str, origin: str) -> tuple[RawFile, bool]:
+        """Put a received response into the raw zone (checked there, stored once)."""
+        return self.zone.add_bytes(data, name, origin)
+
+    def close(self) -> None:
+        for client in self._clients.values():
+            client.close()
+        self._clients.clear()
+
+    def __enter__(self) -> HarvestContext:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

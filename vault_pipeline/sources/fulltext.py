@@ -1,0 +1,152 @@
+"""PDF and e-print (LaTeX source) downloads for the papers in scope, into the raw zone.
+
+Files are stored under the names the documents stage reads the arXiv id from:
+``<id>v<N>.pdf`` and ``arXiv-<id>v<N>.tar.gz`` (``.gz`` for a single gzipped source file,
+``.pdf`` when arXiv only has a PDF), with ``/`` of old-style ids replaced by ``_``
+(``hep-th_9901001v2.pdf``); ``origin`` is the URL. A file already in the raw zone under its
+name is not asked for again, and a paper that failed (withdrawn, no source) is not retried
+until ``retry_failed``."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import polars as pl
+
+from ..errors import RawFormatError
+from ..schemas import PAPERS
+from .config import FulltextScope
+from .context import HarvestContext
+from .http import HarvestError
+
+KINDS = ("pdf", "eprint")
+CURSOR = "fulltext-failures"
+
+
+def file_stem(arxiv_id: str, version: int | None) -> str:
+    return arxiv_id.replace("/", "_") + (f"v{version}" if version else "")
+
+
+@dataclass(frozen=True)
+class FulltextItem:
+    arxiv_id: str
+    version: int | None
+    kind: str
+    url: str
+
+    @property
+    def stem(self) -> str:
+        prefix = "arXiv-" if self.kind == "eprint" else ""
+        return prefix + file_stem(self.arxiv_id, self.version)
+
+
+@dataclass
+class FulltextReport:
+    planned: int = 0
+    fetched: int = 0
+    already_present: int = 0
+    bytes: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+
+def eprint_name(stem: str, data: bytes) -> str:
+    """The e-print's file name from what arXiv sent: a gzipped tar, one gzipped file, a PDF."""
+    if data[:5] == b"%PDF-":
+        return f"{stem}.pdf"
+    if data[:2] == b"\x1f\x8b":
+        try:
+            with gzip.open(io.BytesIO(data)) as handle:
+                head = handle.read(512)
+        except (OSError, EOFError):
+            return f"{stem}.gz"
+        return f"{stem}.tar.gz" if head[257:262] == b"ustar" else f"{stem}.gz"
+    return f"{stem}.tar.gz"
+
+
+def stored_stems(ctx: HarvestContext) -> set[str]:
+    """Name stems of every PDF and e-print already in the raw zone."""
+    stems = set()
+    for kind in ("pdf", "eprint"):
+        for sidecar in (ctx.zone.root / kind).glob("*/*.meta.json"):
+            name = json.loads(sidecar.read_text()).get("original_name") or ""
+            stems.add(name.removesuffix(".pdf").removesuffix(".tar.gz").removesuffix(".gz"))
+    return stems
+
+
+def papers_in_scope(ctx: HarvestContext, scope: FulltextScope,
+                    ids: list[str] | None = None) -> pl.DataFrame:
+    table = ctx.paths.table(PAPERS.name)
+    if not table.exists():
+        return pl.DataFrame(schema={"arxiv_id": pl.String, "latest_version": pl.Int32})
+    frame = pl.scan_parquet(table)
+    if ids:
+        frame = frame.filter(pl.col("arxiv_id").is_in(ids))
+    else:
+        if scope.categories:
+            frame = frame.filter(pl.col("categories").list.eval(
+                pl.element().is_in(list(scope.categories))).list.any()
+                | pl.col("primary_category").is_in(list(scope.categories)))
+        if scope.published_from:
+            frame = frame.filter(pl.col("published") >= scope.published_from)
+        if scope.published_until:
+            frame = frame.filter(pl.col("published") <= scope.published_until)
+    return (frame.select("arxiv_id", "latest_version", "published")
+            .sort("published", "arxiv_id", descending=[True, False]).collect())
+
+
+def plan(ctx: HarvestContext, scope: FulltextScope | None = None, ids: list[str] | None = None,
+         kinds: tuple[str, ...] | None = None, retry_failed: bool = False,
+         limit: int | None = None) -> list[FulltextItem]:
+    """What would be downloaded: papers in scope, minus files present or failed before."""
+    scope = scope or ctx.config.arxiv.fulltext
+    kinds = kinds or scope.kinds
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        raise HarvestError(f"unknown full-text kind(s) {sorted(unknown)}; use pdf, eprint")
+    present = stored_stems(ctx)
+    failed = {} if retry_failed else ctx.cursors.load(CURSOR)
+    base = {"pdf": ctx.config.arxiv.pdf_url, "eprint": ctx.config.arxiv.eprint_url}
+    items = []
+    for arxiv_id, version, _published in papers_in_scope(ctx, scope, ids).iter_rows():
+        for kind in kinds:
+            suffix = f"v{version}" if version else ""
+            item = FulltextItem(arxiv_id, version, kind,
+                                f"{base[kind].rstrip('/')}/{arxiv_id}{suffix}")
+            if item.stem not in present and item.stem not in failed:
+                items.append(item)
+    cap = limit if limit is not None else scope.max_per_run
+    return items[:cap]
+
+
+def _paper_specific(exc: HarvestError) -> bool:
+    return exc.status is not None and 400 <= exc.status < 500 and exc.status != 429
+
+
+def fetch(ctx: HarvestContext, items: list[FulltextItem]) -> FulltextReport:
+    report = FulltextReport(planned=len(items))
+    client = ctx.client("arxiv")
+    for item in items:
+        try:
+            response = client.get(item.url)
+            data = response.content
+            name = eprint_name(item.stem, data) if item.kind == "eprint" else f"{item.stem}.pdf"
+            raw, new = ctx.store(data, name, item.url)
+        except (HarvestError, RawFormatError) as exc:
+            if isinstance(exc, HarvestError) and not _paper_specific(exc):
+                raise  # the service is unwell, not this paper: stop, a rerun resumes
+            report.failed.append((item.stem, str(exc)))
+            failures = ctx.cursors.load(CURSOR)
+            failures[item.stem] = {"reason": str(exc), "url": item.url,
+                                   "at": datetime.now(UTC).isoformat()}
+            ctx.cursors.save(CURSOR, failures)
+            ctx.progress(1, len(items), f"failed {item.stem}")
+            continue
+        report.fetched += int(new)
+        report.already_present += int(not new)
+        report.bytes += raw.size_bytes
+        ctx.progress(1, len(items), item.stem)
+    return report

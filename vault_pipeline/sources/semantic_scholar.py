@@ -1,0 +1,137 @@
+"""Semantic Scholar: batch lookups (at most 500 ids a request) of citation counts and
+references, and the one-hop reference walk that adds cited papers missing from the vault.
+
+Sent with httpx through the polite client (its own request clock, 1 request/s by default)
+rather than the `semanticscholar` package, because that package returns parsed objects and
+drops the response bytes the raw zone keeps, and retries on its own schedule without the
+shared clock. The key comes from ``S2_API_KEY`` and travels in a header, never in a URL."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+
+import polars as pl
+
+from ..schemas import CITATIONS, PAPERS
+from . import arxiv_api
+from .context import HarvestContext
+from .http import HarvestError
+
+MAX_BATCH = 500
+PAPER_FIELDS = "paperId,externalIds,title,year,citationCount,referenceCount," \
+               "influentialCitationCount"
+REFERENCE_FIELDS = "references.paperId,references.externalIds"
+CURSOR = "s2-lookups"
+
+
+def s2_id(arxiv_id: str) -> str:
+    return f"ARXIV:{arxiv_id}"
+
+
+@dataclass
+class LookupReport:
+    asked: int = 0
+    skipped_recent: int = 0
+    batches: int = 0
+    found: int = 0
+    not_found: list[str] = field(default_factory=list)
+
+
+def plan_lookups(ctx: HarvestContext, ids: Iterable[str], references: bool = True,
+                 refresh: bool = False) -> tuple[list[str], int]:
+    """Ids not read within ``refresh_days`` (with references, when asked for)."""
+    seen = {} if refresh else ctx.cursors.load(CURSOR)
+    fresh_after = datetime.now(UTC) - timedelta(days=ctx.config.s2.refresh_days)
+    wanted, skipped = [], 0
+    for paper in dict.fromkeys(ids):
+        record = seen.get(paper)
+        if record and datetime.fromisoformat(record["at"]) >= fresh_after and \
+                (record.get("references") or not references):
+            skipped += 1
+        else:
+            wanted.append(paper)
+    return wanted, skipped
+
+
+def batch_url(ctx: HarvestContext) -> str:
+    return f"{ctx.config.s2.api_url.rstrip('/')}/paper/batch"
+
+
+def fields(references: bool) -> str:
+    return f"{PAPER_FIELDS},{REFERENCE_FIELDS}" if references else PAPER_FIELDS
+
+
+def lookup(ctx: HarvestContext, ids: Iterable[str], references: bool = True,
+           refresh: bool = False) -> LookupReport:
+    """Look ids up (``ARXIV:…``, ``DOI:…``, S2 paper ids) in batches; each batch's response is
+    stored in the raw zone, then the cursor records which ids were read and when."""
+    wanted, skipped = plan_lookups(ctx, ids, references, refresh)
+    report = LookupReport(asked=len(wanted), skipped_recent=skipped)
+    size = min(MAX_BATCH, ctx.config.s2.batch_size)
+    client = ctx.client("s2")
+    for offset in range(0, len(wanted), size):
+        batch = wanted[offset:offset + size]
+        response = client.post(batch_url(ctx), params={"fields": fields(references)},
+                               json={"ids": batch})
+        ctx.store(response.content, f"s2-batch-{offset // size:05d}.json", str(response.url))
+        results = json.loads(response.content)
+        if len(results) != len(batch):
+            raise HarvestError(f"Semantic Scholar answered {len(results)} results for "
+                               f"{len(batch)} ids")
+        seen = ctx.cursors.load(CURSOR)
+        now = datetime.now(UTC).isoformat()
+        for paper, result in zip(batch, results, strict=True):
+            seen[paper] = {"at": now, "found": result is not None, "references": references}
+            if result is None:
+                report.not_found.append(paper)
+        ctx.cursors.save(CURSOR, seen)
+        report.batches += 1
+        report.found += sum(r is not None for r in results)
+        ctx.progress(len(batch), len(wanted), "Semantic Scholar batch")
+    return report
+
+
+def post_cutoff_ids(ctx: HarvestContext, cutoff: date | None = None) -> list[str]:
+    """``ARXIV:`` ids of the vault's papers published on or after the cutoff."""
+    table = ctx.paths.table(PAPERS.name)
+    if not table.exists():
+        return []
+    cutoff = cutoff or ctx.config.s2.cutoff
+    ids = (pl.scan_parquet(table).filter(pl.col("published") >= cutoff)
+           .select("arxiv_id").sort("arxiv_id").collect().get_column("arxiv_id"))
+    return [s2_id(i) for i in ids]
+
+
+def missing_cited(ctx: HarvestContext) -> tuple[list[str], int]:
+    """arXiv ids cited by the vault's papers but absent from it; and how many cited papers
+    have no arXiv id (they cannot join an arXiv vault)."""
+    citations = ctx.paths.table(CITATIONS.name)
+    if not citations.exists():
+        return [], 0
+    cited = pl.scan_parquet(citations).select("cited_arxiv_id", "cited_s2_id").unique()
+    no_arxiv = cited.filter(pl.col("cited_arxiv_id").is_null()).select(pl.len()).collect().item()
+    known = (pl.scan_parquet(ctx.paths.table(PAPERS.name)).select("arxiv_id")
+             if ctx.paths.table(PAPERS.name).exists()
+             else pl.LazyFrame(schema={"arxiv_id": pl.String}))
+    missing = (cited.filter(pl.col("cited_arxiv_id").is_not_null())
+               .join(known, left_on="cited_arxiv_id", right_on="arxiv_id", how="anti")
+               .select("cited_arxiv_id").unique().sort("cited_arxiv_id").collect())
+    return missing.get_column("cited_arxiv_id").to_list(), no_arxiv
+
+
+@dataclass
+class WalkReport:
+    missing: int = 0
+    without_arxiv_id: int = 0
+    fetched: arxiv_api.IdsReport | None = None
+
+
+def walk(ctx: HarvestContext) -> WalkReport:
+    """The one-hop walk: fetch the arXiv metadata of cited papers missing from the vault."""
+    missing, no_arxiv = missing_cited(ctx)
+    report = WalkReport(missing=len(missing), without_arxiv_id=no_arxiv)
+    report.fetched = arxiv_api.fetch_ids(ctx, missing)
+    return report
