@@ -8,18 +8,22 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from lxml import etree
 
+from ..citations_parse import classify as classify_s2
 from ..errors import RawFormatError
 from ..parse import parse_raw_file, unwrap_recorded
 from ..parse.atom import ATOM
 from ..parse.oai import OAI
+from ..reviews_parse import classify as classify_openreview
 
 PROBE_BYTES = 64 << 10
 SNAPSHOT_KEYS = {"id", "title", "abstract"}
+_TEX = re.compile(rb"\\(documentclass|documentstyle|begin\{document\}|input\b|section\b)")
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,10 @@ def detect(path: Path) -> Detection:
             raise RawFormatError(f"unreadable gzip: {exc}") from exc
         if _snapshot_lines(inner):
             return Detection("arxiv_snapshot", "gzip", ".jsonl.gz")
-        raise RawFormatError("gzip file that is not an arXiv metadata snapshot (JSON lines)")
+        if (eprint := _eprint(inner)) is not None:
+            return eprint
+        raise RawFormatError("gzip file that is not an arXiv metadata snapshot (JSON lines) "
+                             "nor an arXiv e-print (LaTeX source)")
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     detection: Detection
     if stripped.startswith(b"<"):
@@ -106,15 +113,46 @@ def detect(path: Path) -> Detection:
         detection = Detection(kind, "recorded_http", ".json")
     elif stripped.startswith(b"{") and _snapshot_lines(head):
         return Detection("arxiv_snapshot", None, ".jsonl")
+    elif stripped[:1] in (b"{", b"[") and (service := _service_json(path, size)) is not None:
+        return service
     else:
         try:
             head.decode("utf-8")
         except UnicodeDecodeError:
             raise RawFormatError("not UTF-8 text, nor PDF or gzip") from None
-        raise RawFormatError("not an arXiv Atom feed, OAI-PMH response, snapshot or PDF")
+        raise RawFormatError("not an arXiv Atom feed, OAI-PMH response, snapshot or PDF, "
+                             "nor an OpenReview or Semantic Scholar response")
     records, sources = _count_records(path, detection.kind, detection.wrapper)
     formats = ",".join(sorted(s.removeprefix("oai_") for s in sources)) or None
     return Detection(detection.kind, detection.wrapper, detection.extension, records, formats)
+
+
+def _eprint(inner: bytes) -> Detection | None:
+    """An arXiv e-print: a gzipped tar of the LaTeX source, or one gzipped TeX/PS file."""
+    if inner[257:262] == b"ustar":
+        return Detection("eprint", None, ".tar.gz")
+    if _TEX.search(inner[:PROBE_BYTES]) or inner.startswith(b"%!PS"):
+        return Detection("eprint", None, ".gz")
+    return None
+
+
+def _service_json(path: Path, size: int) -> Detection | None:
+    """OpenReview notes or groups pages and Semantic Scholar batch responses, as received;
+    None for JSON of no known service."""
+    if size > 1 << 30:
+        return None
+    try:
+        payload = json.loads(path.read_bytes())
+    except UnicodeDecodeError:
+        return None
+    except json.JSONDecodeError as exc:
+        raise RawFormatError(f"malformed JSON (truncated or invalid) at line {exc.lineno}: "
+                             f"{exc.msg}") from None
+    for classify in (classify_openreview, classify_s2):
+        if (found := classify(payload)) is not None:
+            kind, records = found
+            return Detection(kind, None, ".json", records, kind)
+    return None
 
 
 def _is_recorded_response(path: Path, size: int) -> bool:

@@ -20,7 +20,6 @@ from datetime import UTC, datetime, timedelta
 from lxml import etree
 
 from ..ids import parse_arxiv_id
-from ..parse.atom import ATOM
 from ..parse.xml_stream import text_of
 from .context import HarvestContext
 from .cursor import cursor_key

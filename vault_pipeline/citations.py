@@ -1,0 +1,55 @@
+"""Build `citations` and `citation_counts` from the Semantic Scholar responses in the raw
+zone. Counts change over time, so each row keeps the day it was read and the newest read of a
+paper wins; a paper's references come from the newest response that listed them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import polars as pl
+
+from .citations_parse import S2_KIND, parse_batch
+from .paths import VaultPaths
+from .raw.zone import RawZone
+from .schemas import CITATION_COUNTS, CITATIONS
+from .storage import write_table
+
+
+@dataclass
+class CitationsReport:
+    files: int = 0
+    papers: int = 0
+    citations: int = 0
+    cited_with_arxiv_id: int = 0
+
+
+def _newest(frame: pl.DataFrame, key: str) -> pl.DataFrame:
+    return (frame.sort(["read_at", "raw_sha256"], descending=[True, False])
+            .unique(key, keep="first", maintain_order=True))
+
+
+def build_citations(paths: VaultPaths) -> CitationsReport:
+    zone = RawZone(paths.ensure())
+    report = CitationsReport()
+    counts, citations, reads = [], [], []
+    for raw in zone.files([S2_KIND]):
+        report.files += 1
+        payload = json.loads(zone.absolute(raw).read_bytes())
+        c, r, d = parse_batch(payload, raw.received_at.date(), raw.sha256)
+        counts += c
+        citations += r
+        reads += d
+    count_frame = _newest(pl.DataFrame(counts, schema=CITATION_COUNTS.polars), "s2_id")
+    citation_frame = pl.DataFrame(citations, schema=CITATIONS.polars)
+    read_schema = {"citing_s2_id": pl.String, "read_at": pl.Date, "raw_sha256": pl.String}
+    winners = _newest(pl.DataFrame(reads, schema=read_schema), "citing_s2_id")
+    citation_frame = (citation_frame.join(winners, on=["citing_s2_id", "raw_sha256"],
+                                          how="semi")
+                      .unique(maintain_order=True)
+                      .sort("citing_s2_id", "cited_s2_id", nulls_last=True))
+    report.papers = write_table(paths.table(CITATION_COUNTS.name),
+                                count_frame.sort("s2_id"), CITATION_COUNTS)
+    report.citations = write_table(paths.table(CITATIONS.name), citation_frame, CITATIONS)
+    report.cited_with_arxiv_id = citation_frame.get_column("cited_arxiv_id").drop_nulls().len()
+    return report
