@@ -1,0 +1,437 @@
+"""The extractive decomposer: fills the results-masked record from a paper's own sentences,
+chosen by section and cue phrase, with no model and no weights.
+
+It is honest about what it is: every value is a sentence of the paper (or a heading, a named
+term, a reference entry), except the falsifiable predictions, which are templates filled with
+the extracted name, benchmarks and baselines, and the explicit "Not stated in the available
+text." where the paper has nothing to copy. A sentence is only copied when the leak checker
+finds no result in it and no bare number is left in it (names, years, settings excepted),
+and when it does not address a model (prompt injection)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from . import cues
+from .injection import looks_like_instruction
+from .inputs import ABSTRACT_ONLY, PaperInput
+from .leaks import HYPER_NEAR, check_sentence, residual_number, sentences
+from .record import THESIS_MAX_WORDS, MaskedRecord
+from .sections import of_kind, split_sections
+
+VERSION = "extractive/1"
+NOT_STATED = "Not stated in the available text."
+_MIN_CHARS, _MAX_CHARS = 20, 600
+_BARE_NUMBER = re.compile(r"(?<![\w.\-])[-+]?\d+(?:[.,]\d+)*\s*%?(?![\w\-])")
+_LEAD_IN = re.compile(r"^(?:in this (?:paper|work|article|note|letter)|here|in summary"
+                      r"|in particular|finally|moreover|furthermore|additionally),?\s+",
+                      re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    kind: str  # section kind
+    heading: str
+    paragraph: int  # index of the paragraph in the whole document
+    safe: bool  # no leak, no bare number, no instruction: may be copied as is
+    leaky: bool  # the leak checker found a result in it
+
+
+class _Doc:
+    """The paper as classified sentences, split once."""
+
+    def __init__(self, paper: PaperInput) -> None:
+        self.paper = paper
+        markdown = paper.markdown()
+        self.sections = split_sections(markdown)
+        self.sentences: list[Sentence] = []
+        self.masked = 0
+        paragraph = 0
+        for section in self.sections:
+            for text in section.paragraphs:
+                for sentence in sentences(text):
+                    leaky = bool(check_sentence(sentence))
+                    self.masked += leaky
+                    safe = (not leaky and not residual_number(sentence)
+                            and not looks_like_instruction(sentence)
+                            and _MIN_CHARS <= len(sentence) <= _MAX_CHARS)
+                    self.sentences.append(Sentence(sentence, section.kind, section.heading,
+                                                   paragraph, safe, leaky))
+                paragraph += 1
+
+    def pick(self, kinds: Iterable[str] | None, cue: re.Pattern[str] | None = None,
+             limit: int = 1, exclude: Iterable[str] = (),
+             where: Callable[[Sentence], bool] | None = None) -> list[str]:
+        """Up to ``limit`` safe sentences of the given section kinds (in order of kinds,
+        then of the document) matching ``cue``, skipping those already used."""
+        taken = set(exclude)
+        out: list[str] = []
+        order = list(kinds) if kinds is not None else [None]
+        for kind in order:
+            for s in self.sentences:
+                if len(out) >= limit:
+                    return out
+                if kind is not None and s.kind != kind:
+                    continue
+                if not s.safe or s.text in taken:
+                    continue
+                if cue is not None and not cue.search(s.text):
+                    continue
+                if where is not None and not where(s):
+                    continue
+                out.append(s.text)
+                taken.add(s.text)
+        return out
+
+
+def _first(values: list[str], default: str = NOT_STATED) -> str:
+    return values[0] if values else default
+
+
+def _words(text: str, limit: int) -> str:
+    words = text.split()
+    return " ".join(words[:limit]) + ("…" if len(words) > limit else "")
+
+
+def _clean_heading(heading: str) -> str:
+    return re.sub(r"^\s*[0-9IVXA-H]+(?:\.[0-9]+)*\.?\s+", "", heading).strip() or heading
+
+
+def _thesis(doc: _Doc) -> str:
+    candidates = (doc.pick(["abstract"], cues.CONTRIBUTION, limit=3)
+                  + doc.pick(["abstract", "introduction"], limit=2))
+    for sentence in candidates:
+        text = _LEAD_IN.sub("", sentence).rstrip(".")
+        text = text[0].upper() + text[1:] if text else text
+        if _BARE_NUMBER.search(text):
+            continue
+        if len(text.split()) >= THESIS_MAX_WORDS:
+            for cut in (", which ", ", where ", "; ", ", and ", " by ", ", ", " that "):
+                head = text.split(cut)[0]
+                if 5 <= len(head.split()) < THESIS_MAX_WORDS:
+                    text = head
+                    break
+            else:
+                text = _words(text, THESIS_MAX_WORDS - 2)
+        return text + ("" if text.endswith(("…", ".")) else ".")
+    title = _BARE_NUMBER.sub("", doc.paper.title).strip()
+    return f"The paper is about: {_words(title, THESIS_MAX_WORDS - 6)}"
+
+
+def _novelty_name(doc: _Doc) -> str | None:
+    """The idea's own name when the paper gives one ("we propose X", "called X")."""
+    for s in doc.sentences:
+        if s.kind in ("abstract", "introduction", "method") and not s.leaky:
+            match = cues.NAMED.search(s.text)
+            if match:
+                return match.group("name") or match.group("name2")
+    title = doc.paper.title
+    if ":" in title and len(title.split(":")[0].split()) <= 5:
+        return title.split(":")[0].strip()
+    return None
+
+
+def _related_work(doc: _Doc) -> list[dict]:
+    related = [s for s in doc.sentences if s.kind == "related"]
+    entries: list[dict] = []
+    by_paragraph: dict[int, list[Sentence]] = {}
+    for s in related:
+        by_paragraph.setdefault(s.paragraph, []).append(s)
+    for group in by_paragraph.values():
+        safe = [s for s in group if s.safe]
+        if not safe:
+            continue
+        heading = _clean_heading(group[0].heading)
+        generic = cues.PRIOR.search(heading) or re.search(
+            r"related|background|prior|literature", heading, re.IGNORECASE)
+        what = safe[0].text
+        gap = next((s.text for s in safe[1:] if cues.GAP.search(s.text)), NOT_STATED)
+        citations = sorted({m.group(1) or m.group(2)
+                            for s in group for m in cues.CITATION.finditer(s.text)})
+        entries.append({
+            "sub_area": _words(what, 8) if generic else heading,
+            "what_it_does": what, "open_gap": gap, "citations": citations,
+        })
+        if len(entries) == 6:
+            break
+    if not entries:
+        prior = doc.pick(["introduction", "abstract"], cues.PRIOR, limit=2)
+        if prior:
+            gap = _first(doc.pick(["introduction", "abstract"], cues.GAP, exclude=prior))
+            entries.append({"sub_area": "Prior work named in the introduction",
+                            "what_it_does": " ".join(prior), "open_gap": gap,
+                            "citations": []})
+    return entries
+
+
+def _modules(doc: _Doc) -> list[dict]:
+    out = []
+    for section in of_kind(doc.sections, "method"):
+        if section.level <= 2 or not section.paragraphs:
+            continue
+        own = [s for s in doc.sentences if s.heading == section.heading and s.safe]
+        if not own:
+            continue
+        inputs = [s.text for s in own if cues.INPUTS.search(s.text)][:1]
+        outputs = [s.text for s in own if cues.OUTPUTS.search(s.text)][:1]
+        out.append({"name": _clean_heading(section.heading), "role": own[0].text,
+                    "inputs": inputs, "outputs": outputs})
+        if len(out) == 8:
+            break
+    return out
+
+
+def _design_choices(doc: _Doc) -> list[dict]:
+    out = []
+    for sentence in doc.pick(["method", "problem"], cues.DESIGN, limit=4):
+        match = cues.DESIGN.search(sentence)
+        assert match is not None
+        choice = sentence[:match.start()].strip(" ,;") or sentence
+        reason = sentence[match.start():].strip()
+        out.append({"choice": choice, "reason": reason})
+    return out
+
+
+def _hyperparameters(doc: _Doc) -> list[dict]:
+    out: list[dict] = []
+    seen = set()
+    for s in doc.sentences:
+        if s.leaky or s.kind in ("related", "abstract") or looks_like_instruction(s.text):
+            continue
+        for match in HYPER_NEAR.finditer(s.text):
+            phrase = " ".join(match.group().split())
+            if phrase.lower() in seen or not re.search(r"\d", phrase):
+                continue
+            seen.add(phrase.lower())
+            name = re.sub(r"[\d.,%eE+\-−]+", " ", phrase).strip(" :=()") or "setting"
+            out.append({"name": " ".join(name.split()), "value": phrase})
+            if len(out) == 12:
+                return out
+    return out
+
+
+def _names_in(sentences_: list[str]) -> list[str]:
+    found: list[str] = []
+    for sentence in sentences_:
+        for match in cues.PROPER_NAME.finditer(sentence):
+            name = match.group().rstrip(".-")
+            if name not in cues.NOT_NAMES and name not in found and len(name) > 1:
+                found.append(name)
+    return found[:10]
+
+
+def _evaluation(doc: _Doc, method_name: str | None) -> dict:
+    plan = doc.pick(["experiments", "abstract", "introduction", "method"], cues.EVALUATION,
+                    limit=3)
+    eval_text = [s.text for s in doc.sentences
+                 if s.kind in ("experiments", "abstract") and not s.leaky
+                 and cues.EVALUATION.search(s.text)]
+    metrics: list[str] = []
+    for text in eval_text:
+        for match in cues.METRIC_NAMES.finditer(text):
+            if match.group() not in metrics:
+                metrics.append(match.group())
+    baselines: list[str] = []
+    for text in eval_text:
+        for match in cues.BASELINE_LIST.finditer(text):
+            for name in _names_in([match.group("list")]):
+                if name not in baselines and name != method_name:
+                    baselines.append(name)
+    benchmarks = [n for n in _names_in([t for t in eval_text if re.search(
+        r"\b(?:datasets?|benchmarks?|corpus|corpora|on)\b", t)])
+        if n not in baselines and n != method_name][:8]
+    return {
+        "setting": " ".join(plan) if plan else NOT_STATED,
+        "benchmarks": benchmarks, "baselines": baselines[:8], "metrics": metrics[:8],
+        "ablations": doc.pick(["experiments", "method"], cues.ABLATION, limit=3),
+    }
+
+
+def _predictions(name: str, thesis: str, evaluation: dict, modules: list[dict],
+                 choices: list[dict]) -> list[dict]:
+    if not (evaluation["baselines"] or evaluation["benchmarks"]
+            or evaluation["setting"] != NOT_STATED):
+        return [{
+            "tests": "Whether the paper's central claim holds.",
+            "prediction": f"An independent check in the stated setting should agree with "
+                          f"the claim: {thesis}",
+            "refuted_if": "An independent check in the same setting contradicts the claim.",
+        }]
+    against = ", ".join(evaluation["baselines"][:3]) or "the methods it is compared with"
+    where = (f" on {', '.join(evaluation['benchmarks'][:3])}" if evaluation["benchmarks"]
+             else "")
+    measured = (f" as measured by {', '.join(evaluation['metrics'][:3])}"
+                if evaluation["metrics"] else "")
+    out = [{
+        "tests": f"Whether the central idea ({name}) works as the authors intend.",
+        "prediction": f"Under the planned evaluation{where}, {name} should do better than "
+                      f"{against}{measured}.",
+        "refuted_if": f"{name} shows no advantage over {against}{where} under the same "
+                      f"evaluation protocol.",
+    }]
+    component = (modules[0]["name"] if modules
+                 else _words(choices[0]["choice"], 10) if choices else None)
+    if component:
+        out.append({
+            "tests": f"Whether the component '{component}' is needed.",
+            "prediction": f"Removing or replacing '{component}' should make {name} worse "
+                          f"on the planned evaluation.",
+            "refuted_if": f"{name} does as well without '{component}'.",
+        })
+    return out
+
+
+def _limitations(doc: _Doc, setting: str) -> list[str]:
+    found = doc.pick(["limitations"], limit=5)
+    found += doc.pick(["discussion", "experiments", "method", "problem", "introduction"],
+                      cues.LIMITATION, limit=5 - len(found), exclude=found)
+    notes = []
+    if doc.paper.source == ABSTRACT_ONLY:
+        notes.append("Only the title and abstract were available, so limitations stated in "
+                      "the full text are not reflected here.")
+    notes.append("No further limitation is stated by the authors in the available text.")
+    if setting != NOT_STATED:
+        notes.append(f"The scope is the stated setting ({_words(setting, 20)}); other "
+                     "settings are not addressed in the available text.")
+    else:
+        notes.append("The problem setting is not stated in the available text, so the "
+                     "scope of the idea cannot be delimited from it.")
+    notes.append("The evaluation plan is not stated in the available text, so how the idea "
+                 "would be tested is left open.")
+    for note in notes:
+        if len(found) >= 3:
+            break
+        found.append(note)
+    return found[:5]
+
+
+_ARXIV = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})",
+                    re.IGNORECASE)
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s,;]+[^\s,;.])")
+_ENTRY_START = re.compile(r"^\s*(?:\[(\w+)\]|(\d+)\.|[-*])\s+")
+
+
+def _references(text: str | None) -> list[dict]:
+    if not text:
+        return []
+    entries: list[tuple[str | None, str]] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        match = _ENTRY_START.match(line)
+        if match or not entries:
+            key = (match.group(1) or match.group(2)) if match else None
+            entries.append((f"[{key}]" if key else None,
+                            line[match.end():] if match else line))
+        else:
+            key, body = entries[-1]
+            entries[-1] = (key, f"{body} {line.strip()}")
+    out = []
+    for key, body in entries[:300]:
+        body = " ".join(body.split())
+        if not body or looks_like_instruction(body):
+            continue
+        arxiv, doi = _ARXIV.search(body), _DOI.search(body)
+        out.append({"key": key, "title": body[:300], "arxiv_id": arxiv and arxiv.group(1),
+                    "doi": doi and doi.group(1)})
+    return out
+
+
+def _acronyms(doc: _Doc) -> list[dict]:
+    out, seen = [], set()
+    for s in doc.sentences:
+        if s.leaky or looks_like_instruction(s.text):
+            continue
+        for match in cues.ACRONYM.finditer(s.text):
+            abbr = match.group("abbr")
+            letters = [w[0].upper() for w in re.split(r"[\s\-]+", match.group("term")) if w]
+            initials = "".join(letters[-len(abbr.rstrip("s")):])
+            if abbr in seen or not initials.startswith(abbr.rstrip("s")[:1]):
+                continue
+            words = match.group("term").split()[-len(abbr.rstrip("s")):]
+            seen.add(abbr)
+            out.append({"term": abbr, "definition": " ".join(words)})
+            if len(out) == 8:
+                return out
+    return out
+
+
+def decompose(paper: PaperInput) -> tuple[dict, int]:
+    """The record of one paper (a dict valid as :class:`MaskedRecord`) and the number of
+    sentences left out because they stated a result."""
+    doc = _Doc(paper)
+    own_name = _novelty_name(doc)
+    name = own_name or "the proposed approach"
+    thesis = _thesis(doc)
+    statement = doc.pick(["introduction", "abstract", "problem"], cues.PROBLEM)
+    why = doc.pick(["introduction", "abstract"], cues.MATTERS, exclude=statement) or \
+        doc.pick(["introduction", "abstract", "related"], cues.GAP, exclude=statement)
+    example = doc.pick(["introduction", "problem", "abstract", "method"], cues.EXAMPLE,
+                       exclude=statement + why)
+    explanation = doc.pick(["abstract", "introduction", "method"], cues.CONTRIBUTION, limit=3)
+    explanation += doc.pick(["abstract", "introduction", "method"], cues.NOVELTY,
+                            limit=3 - len(explanation), exclude=explanation)
+    if len(explanation) < 2:
+        explanation += doc.pick(["abstract", "introduction"], limit=2 - len(explanation),
+                                exclude=explanation)
+    for fallback in (f"Stated in the title: {paper.title}",
+                     "No further explanation free of measured results is given in the "
+                     "available text."):
+        if len(explanation) < 2:
+            explanation.append(fallback)
+    setting = doc.pick(["problem"], limit=2) or doc.pick(["abstract", "introduction"], limit=2)
+    setting_text = " ".join(setting) if setting else NOT_STATED
+    modules = _modules(doc)
+    choices = _design_choices(doc)
+    evaluation = _evaluation(doc, own_name)
+    flow = doc.pick(["method"], limit=4) or doc.pick(["abstract"], cues.CONTRIBUTION, limit=3)
+    theory = doc.pick(["method", "problem", "abstract"], cues.THEORY, limit=3)
+    code = next((c for s in of_kind(doc.sections, "method", "problem") for c in s.code), None)
+    base = next((m.group("name") for s in doc.sentences if not s.leaky
+                 for m in [cues.BASE_MODEL.search(s.text)] if m), None)
+    record = {
+        "title": paper.title or NOT_STATED,
+        "topics": list(paper.categories),
+        "thesis": thesis,
+        "core_problem": {"statement": _first(statement), "why_it_matters": _first(why),
+                         "failing_example": _first(example)},
+        "key_novelty": {"name": own_name or _words(paper.title, 12),
+                        "explanation": explanation[:3]},
+        "problem_definition": {
+            "setting": setting_text,
+            "inputs": doc.pick(["problem", "method", "abstract"], cues.INPUTS, limit=3),
+            "outputs": doc.pick(["problem", "method", "abstract"], cues.OUTPUTS, limit=3),
+        },
+        "key_terms": _acronyms(doc),
+        "related_work": _related_work(doc),
+        "method": {
+            "flow": " ".join(flow) if flow else NOT_STATED,
+            "modules": modules,
+            "structural_novelties": doc.pick(["method"], cues.NOVELTY, limit=3),
+            "design_choices": choices,
+            "pseudocode": code if code and not check_sentence(code) else None,
+            "theory": " ".join(theory) if theory else None,
+        },
+        "model_details": {
+            "base_model": base,
+            "training_method": _first(doc.pick(["method", "experiments"], cues.TRAINING),
+                                      "") or None,
+            "objectives": doc.pick(["method", "problem"], cues.OBJECTIVE, limit=3),
+            "adaptation": _first(doc.pick(["method", "experiments"], cues.ADAPTATION), "")
+            or None,
+            "hyperparameters": _hyperparameters(doc),
+        },
+        "differences_from_prior_work": [
+            {"related_method": m.group("other").strip(), "difference": s}
+            for s in doc.pick(None, cues.DIFFERENCE, limit=5)
+            for m in [cues.DIFFERENCE.search(s)] if m],
+        "proposed_evaluation": evaluation,
+        "falsifiable_predictions": _predictions(name, thesis, evaluation, modules, choices),
+        "limitations": _limitations(doc, setting_text),
+        "references": _references(paper.references),
+    }
+    MaskedRecord.model_validate(record)
+    return record, doc.masked

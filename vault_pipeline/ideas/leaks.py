@@ -1,0 +1,354 @@
+"""The leak checker: finds measured results (metric values, baseline comparisons, deltas,
+headline claims, numeric table rows) in text that must only say what authors set out to test.
+
+Deterministic rules, no model: every record and view goes through it, its findings are
+stored, and the final tables must have none. It is written by hand because no library
+detects "a result was stated" as opposed to "a number was mentioned": a learning rate, a
+dataset size, a year or a planned threshold are not leaks, "outperforms X by 3 points" is.
+
+How a sentence is judged:
+1. Numbers that are not outcomes are blanked first: years, citation markers, references to
+   sections/figures/tables, names with digits (GPT-4, CIFAR-10, 7B), hyperparameters and
+   set-up sizes ("learning rate of 3e-4", "100 epochs", "5 seeds", "set to 10").
+2. Rules look for outcome shapes in what is left: a number next to a metric, a delta ("by
+   12%", "from 38.2 to 41.5", "3x faster"), a comparison ("outperforms", "beats"), a
+   state-of-the-art or "achieves" claim, an empirical finding ("experiments show"), an
+   uncertainty (±), a p-value, a count of successes ("solves 62 of 100"), a numeric table row.
+3. A sentence in planning voice (will, should, expect, hypothesise, if, whether, refuted)
+   is a plan or a prediction, not a result, unless it also says what was found (past-tense
+   outcome verbs); only table rows and ± values count there regardless.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import pysbd
+
+RULESET_VERSION = "leaks/1"
+
+_F = re.IGNORECASE
+
+# -- numbers ------------------------------------------------------------------------------
+_NUM = r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[eE][-−]?\d+)?"
+_NUM_RE = re.compile(_NUM)
+
+# -- spans blanked before the rules run (not outcomes) ------------------------------------
+# Settings named before or after their value ("learning rate of 3e-4", "12 layers").
+_PARAM_WORDS = (
+    r"learning[- ]rates?|lr|batch(?:[- ]sizes?)?|weight[- ]decay|dropout(?: rate)?|warm-?up"
+    r"|momentum|temperatures?|top-?[pk]|beam(?: size| width)?|seeds?|epochs?"
+    r"|layers?|heads?|hidden(?: size| dim\w*| units)?|dimensions?|dims?|rank"
+    r"|window(?: size)?|stride|kernel(?: size)?|embedding(?: size| dim\w*)?|context(?: length"
+    r"| window)?|sequence length|max(?:imum)? length|lambda|alpha|beta|gamma|epsilon|eps|tau"
+    r"|margin|threshold|clipping|resolution"
+)
+# Set-up sizes, named after the number ("5 seeds", "20 services", "3 hospitals").
+_COUNT_WORDS = (
+    rf"{_PARAM_WORDS}|steps?|iterations?|updates?|tokens?|gpus?|tpus?|nodes?|parameters?"
+    r"|params|neurons?|units|channels|filters|experts?|neighbou?rs|runs?|trials?|samples?"
+    r"|examples?|images?|documents?|sentences?|classes|categories|datasets?|tasks?"
+    r"|benchmarks?|languages?|domains?|environments?|games|participants|subjects|annotators"
+    r"|hospitals|sites|queries|questions|dialogues|episodes|rollouts|generations|prompts"
+    r"|shots?|minutes|hours|days|weeks|months|years|seconds|pages|words|characters|frames"
+    r"|pixels|px|cores|services|tools|studies|papers|articles|users|apps|programs|projects"
+    r"|repositories|files|cases|test cases|levels|stages|types|kinds|families|variants"
+    r"|settings|configurations|models|baselines|methods|agents|robots|sensors|processors"
+)
+_NOT_COMPARATIVE = r"(?!(?:fewer|less|more|faster|slower|higher|lower|smaller|larger)\b)"
+HYPER_NEAR = re.compile(
+    rf"(?:\b(?:{_PARAM_WORDS})\b(?:\s+(?:of|is|was|=|to|at|as|set to|fixed to|equal to|"
+    rf"between|from|and|with|in|by|:)){{0,3}}\s*\(?{_NUM}(?:\s*(?:and|to|-|–)\s*{_NUM})?)"
+    rf"|(?:{_NUM}(?:\s*[-–]\s*{_NUM})?\s*[-\s]?(?:{_NOT_COMPARATIVE}[A-Za-z]+[-\s]){{0,2}}?"
+    rf"(?:{_COUNT_WORDS})\b)",
+    _F,
+)
+_ASSIGN = re.compile(
+    rf"\b(?:set|fixed|chosen|initiali[sz]ed|clipped|capped|limited|truncated|padded|resized)"
+    rf"\s+(?:to|at|as)\s+{_NUM}"
+    rf"|\b(?!(?:f1|em|bleu|acc|auc|map|wer|cer|psnr|ssim|fid|iou)\b)[a-zA-Zα-ωΑ-Ω_]\w{{0,3}}"
+    rf"\s*(?:=|≤|≥|<|>)\s*{_NUM}(?!\s*%)",
+    _F,
+)
+# Names with digits (GPT-4, CIFAR-10, ResNet-50, L2, A100), except metric names (F1, top-1).
+_IDENTIFIER = re.compile(r"\b[A-Za-z][\w]*[-_/]\d[\w.\-/]*|\b[A-Za-z]+\d[\w.\-]*")
+_METRIC_NAME = re.compile(r"(?:macro-|micro-)?(?:f1|top-[15]|rouge-\w+|(?:pass|map|recall|hits"
+                          r"|ndcg|precision)@\d+)", re.IGNORECASE)
+_NOT_OUTCOME: list[re.Pattern[str]] = [
+    re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.%])"),  # years
+    re.compile(r"\[\s*\d+(?:\s*[,–-]\s*\d+)*\s*\]"),  # numeric citations
+    re.compile(r"\b(?:sections?|sec\.|figures?|fig\.|tables?|tab\.|eqs?\.|equations?"
+               r"|theorems?|lemmas?|propositions?|corollar(?:y|ies)|definitions?|algorithms?"
+               r"|appendix|chapters?|steps?|stages?|phases?|lines?|rows?|columns?|cases?"
+               r"|assumptions?|conditions?|claims?|remarks?|examples?|versions?|v)"
+               r"\s*[\dIVX]+(?:\.\d+)*", _F),
+    _IDENTIFIER,
+    re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![x×]\b)[A-Za-wyzα-ω]+\w*", _F),  # 7B, 3D, 1st
+    re.compile(r"(?<![\d.])\d+\s*[x×]\s*\d+\b(?!\^)"),  # 3x3 kernels, 32x32 images
+    re.compile(r"\b\d+[- ]fold cross[- ]validation", re.IGNORECASE),
+    re.compile(r"\b\d+\^\d+"),  # 32^4 lattice
+    re.compile(r"\bO\([^)]*\)"),  # big-O
+    _ASSIGN,
+    HYPER_NEAR,
+]
+
+# -- outcome vocabulary ------------------------------------------------------------------
+_METRIC = (
+    r"accura\w*|acc\b|f1|f-?scores?|f-?measure|precision|recall|bleu|rouge(?:-\w+)?|meteor"
+    r"|cider|chrf|perplexit\w*|ppl|auc|auroc|auprc|roc|m?ap\b|ndcg|mrr|hits@\d+|recall@\d+"
+    r"|exact match|\bem\b|wer|cer|word error|error(?: rate)?s?|errors?|top-[15]|pass@\d+"
+    r"|win[- ]rates?|success(?: rate)?s?|scores?|rewards?|returns?|latency|throughput"
+    r"|speed-?ups?|fid|inception score|psnr|ssim|m?iou|dice|rmse|mse|mae|correlation"
+    r"|spearman|pearson|kappa|elo|rating|cross[- ]sections?|branching ratios?|significance"
+    r"|confidence level|efficiency|fidelity|gains?|improvements?|reductions?|increases?"
+    r"|decreases?|drops?|points?|pp|percentage points?|db|preferred|preference"
+)
+_METRIC_RE = rf"(?:\b(?:{_METRIC}))"
+_PCT = rf"{_NUM}\s?%"
+_UNIT = (
+    r"km/s|m/s|cm/s|km|cm|mm|nm|μm|um|pc|kpc|mpc|au|k|mk|ev|kev|mev|gev|tev|hz|khz|mhz|ghz"
+    r"|thz|db|dbm|s|ms|ns|ps|fs|rad|mrad|microrad|deg|arcsec|arcmin|k|kelvin|t|gauss|pa|kpa"
+    r"|gpa|j|kj|w|kw|mw|v|mv|a|ma|ohm|fm\^?2|pb|fb|nb|mb|sigma|σ|kg|g|mg|l|ml|mol|m"
+)
+_OUTCOME_VERB = (
+    r"achiev\w*|attain\w*|obtain\w*|reach\w*|yield\w*|record\w*|scor\w*|deliver\w*"
+    r"|find|finds|found|measur\w*|observ\w*|estimat\w*|determin\w*|report\w*|retain\w*"
+    r"|preserv\w*|recover\w*|solv\w*|identif\w*|detect\w*|ranks?|ranked|wins?|won"
+)
+_CHANGE_VERB = (
+    r"improv\w*|increas\w*|decreas\w*|reduc\w*|rais\w*|boost\w*|cuts?|cutting|drops?"
+    r"|dropp\w*|falls?|fell|rises?|rose|lowers?|lowered|gain\w*|lift\w*|shrinks?|grows?"
+    r"|speeds? up|accelerat\w*|halv\w*|doubl\w*|tripl\w*|sav\w*"
+)
+
+_RULES: list[tuple[str, re.Pattern[str]]] = [
+    ("uncertainty", re.compile(rf"{_NUM}\s*(?:±|\+/-|\+-|\\pm)\s*{_NUM}"
+                               rf"|\d\.\d+\(\d{{1,3}}\)", _F)),
+    ("p_value", re.compile(r"\bp\s*(?:<|≤|=|<=)\s*0?\.\d+|statistically significant", _F)),
+    ("metric_value", re.compile(
+        rf"{_METRIC_RE}(?:\W+\w+){{0,5}}?\W+(?:{_PCT}|{_NUM})"
+        rf"|(?:{_PCT}|{_NUM})(?:\W+\w+){{0,3}}?\W+{_METRIC_RE}", _F)),
+    ("delta", re.compile(
+        rf"\bby\s+(?:about\s+|roughly\s+|nearly\s+|over\s+|up to\s+|more than\s+|almost\s+)?"
+        rf"(?:{_PCT}|{_NUM}\s*(?:points?|pp|percentage points?|db|bleu|f1|x|×|times|fold)"
+        rf"|a factor of\s+\w+|an order of magnitude|orders of magnitude)"
+        rf"|(?:{_CHANGE_VERB})\s+(?:\w+\s+){{0,5}}?by\s+(?:half|a third|two|three|several"
+        rf"|\w+-fold)"
+        rf"|\b(?:one|two|three|\w+) orders? (?:of magnitude )?(?:decrease|increase|improvement"
+        rf"|reduction|speed-?up|larger|smaller|higher|lower|faster|slower|better|worse)"
+        rf"|\bfrom\s+{_NUM}\s*%?\s+to\s+{_NUM}\s*%?"
+        rf"|(?<![\w.])\d+(?:\.\d+)?\s?[x×]\s+(?:faster|slower|fewer|less|more|smaller|larger"
+        rf"|higher|lower|speed-?ups?|reduction|improvement|cheaper|better)"
+        rf"|\b(?:\d+(?:\.\d+)?|two|three|four|five|ten|\w+ orders? of magnitude)[- ]fold\b"
+        rf"|(?:{_PCT})\s+(?:\w+\s+){{0,2}}(?:faster|slower|fewer|less|more|smaller|larger"
+        rf"|higher|lower|better|worse|cheaper|reduction|improvement|increase|decrease|gain"
+        rf"|drop|of (?:the )?(?:[\w'’]+\s+){{0,2}}(?:performance|accuracy|quality|cases"
+        rf"|comparisons|instances|queries|trials|problems))"
+        rf"|(?:{_CHANGE_VERB})\s+(?:\w+\s+){{0,5}}?(?:to|by|within)\s+(?:{_PCT}|{_NUM})", _F)),
+    ("outcome_value", re.compile(
+        rf"(?<!\bto )\b(?:{_OUTCOME_VERB}|succeed\w*)\s+(?:\S+\s+){{0,6}}?(?:{_PCT}|{_NUM})", _F)),
+    ("measured_quantity", re.compile(
+        rf"(?:\babout|\bapproximately|\baround|\broughly|\bnearly|\bnear|~|≈)\s*~?\s*{_NUM}"
+        rf"(?:\s*[-–]\s*{_NUM})?\s*(?:{_UNIT})(?![\w])"
+        rf"|\b(?:is|are|was|were|of|about)\s+[-−]?\d+(?:\.\d+)?\s*(?:x|×|\\times)\s*10\^", _F)),
+    ("count_outcome", re.compile(
+        rf"\b(?:{_OUTCOME_VERB}|{_CHANGE_VERB}|correctly \w+|pass\w*|fail\w*|answer\w*"
+        rf"|classif\w*|predict\w*|succeed\w*)\s+(?:\w+\s+){{0,3}}?{_NUM}\s+(?:out\s+)?of"
+        rf"\s+(?:the\s+|all\s+)?{_NUM}", _F)),
+    ("comparison", re.compile(
+        r"\b(?:outperform\w*|out-perform\w*|surpass\w*|beats?|beating|exceed\w*"
+        r"|improv\w* (?:up)?on|improv\w* over|better than|worse than|superior to"
+        r"|inferior to|on par with|competitive with|comparable to|rival\w*|dominat\w*"
+        r"|wins? (?:on|in|against)|won (?:on|in|against)|rank(?:ed|s)? (?:first|second|third"
+        r"|top|#?\d)|clear improvement|large margin|wide margin|significant margin"
+        r"|halves|halved|doubles|doubled|triples|tripled"
+        r"|(?:substantially|significantly|considerably|dramatically|much|far) (?:less|fewer|more"
+        r"|lower|higher|faster|smaller|larger|better|worse)"
+        r"|(?:consistent|significant|substantial|large|clear|notable|marked|dramatic|strong)"
+        r" (?:improvements?|gains?|speed-?ups?|reductions?))\b", _F)),
+    ("sota_claim", re.compile(
+        r"\bstate[- ]of[- ]the[- ]art (?:results?|performance|accuracy|scores?) (?:on|in|for"
+        r"|across)|\bstate[- ]of[- ]the[- ]art on\b|new state[- ]of[- ]the[- ]art"
+        r"|(?:achiev|set|establish|obtain|reach|attain|deliver)\w* (?:a |the )?(?:new )?"
+        r"(?:state[- ]of[- ]the[- ]art|sota|best|record)|\bsota (?:results? |performance )?"
+        r"on\b|new records?|leaderboard|best[- ]performing|top[- ]performing", _F)),
+    ("achieves_claim", re.compile(
+        r"\b(?:achiev\w*|attain\w*)\s+(?:\w+\s+){0,4}?(?:best|competitive|comparable"
+        r"|superior|strong|stronger|higher|lower|significant\w*|substantial\w*|remarkabl\w*"
+        r"|excellent|impressive|good|better|state|sota|record|top|performance|accuracy"
+        r"|results?|improvements?|gains?|speed-?ups?|reductions?|near-perfect|perfect)"
+        r"|\b(?:reach\w*|deliver\w*|exhibit\w*|yield\w*|show\w*) (?:\w+ )?(?:extraordinary"
+        r"|excellent|remarkable|superior|strong|impressive|outstanding|high|good) (?:performance"
+        r"|accuracy|quality|results)", _F)),
+    ("finding", re.compile(
+        r"\b(?:experiments?|experimental results?|results?|evaluations?|empirical\w*"
+        r"|ablations?|simulations?|analys[ie]s|measurements?|studies|tests?|benchmarks?"
+        r"|numerical \w+|findings?|computations?|calculations?|data|observations?)\s+"
+        r"(?:\w+\s+){0,6}?(?:show|shows|showed|demonstrate|demonstrates|demonstrated"
+        r"|confirm|confirms|confirmed|indicate|indicates|indicated|reveal|reveals|revealed"
+        r"|suggest|suggests|suggested|verify|verifies|verified|validate|validates|validated"
+        r"|prove|proves|proved|establish|establishes|established|highlight|highlights"
+        r"|highlighted|corroborate|corroborates|corroborated)\b"
+        r"|\b(?:was|were|has been|have been) (?:\w+ )?(?:demonstrated|observed|found|detected"
+        r"|confirmed|achieved|verified empirically)\b"
+        r"|\b(?:demonstrates?|demonstrated|confirms?|confirmed|reveals?|revealed) that\b"
+        r"|\b(?:is|are|was|were) found (?:to|that)\b|\b(?:is|are) observed\b"
+        r"|\b(?:have|has) shown that|,\s*(?:showing|demonstrating|confirming|revealing"
+        r"|indicating|finding) (?:that|it)\b"
+        r"|\bagree(?:s|d)? (?:\w+ ){0,3}?with (?:\w+ ){0,3}?(?:model|data|evidence|observ\w*"
+        r"|experiment\w*|theory|predictions?|results?|measurements?|simulations?|lattice)"
+        r"|\bfor the first time\b"
+        r"|\b(?:results?|values?|estimates?|measurements?|predictions?|calculations?) (?:are|is"
+        r"|were|was) (?:\w+ )?(?:consistent|in agreement|compatible|in line)"
+        r"|\bwe (?:also |further |empirically |experimentally |consistently )?"
+        r"(?:find|found|observe|observed|show empirically|demonstrate empirically|see)\b"
+        r"|\b(?:it|this) (?:is|was) (?:found|observed|shown empirically)"
+        r"|\b(?:good|excellent|reasonable|fair|close|remarkable|satisfactory) agreement"
+        r"|\bin agreement with|\bagreement (?:with|between) (?:\w+\s+){0,4}?(?:data|measure"
+        r"\w*|observ\w*|experiment\w*|simulat\w*|spectra)"
+        r"|\bconsistent with (?:the )?(?:data|observations|measurements|experiment\w*"
+        r"|the standard model)"
+        r"|\b(?:table|figure|fig\.)\s*\d+\s+(?:shows?|reports?|demonstrates?|confirms?)"
+        r"|\b(?:significantly|substantially|consistently|dramatically|markedly|greatly"
+        r"|considerably|notably|clearly) (?:improv\w*|outperform\w*|reduc\w*|increas\w*"
+        r"|better|boost\w*|enhanc\w*|lower\w*|surpass\w*|beat\w*)"
+        r"|\b(?:more|less) (?:accurate|efficient|robust|stable|precise|reliable|effective"
+        r"|scalable|sample-efficient) than|\b(?:faster|slower|cheaper) than\b", _F)),
+]
+
+# Rules that say a result whatever the voice of the sentence.
+_ALWAYS = {"uncertainty", "table_row"}
+
+_PLANNING = re.compile(
+    r"\b(?:will|would|should|shall|could|might|may|expect\w*|hypothes\w*|predicted to"
+    r"|plan(?:s|ned|ning)?"
+    r"|propose to|aims? to|aiming to|intend\w*|goal is|to test|to evaluate|to assess|to "
+    r"measure|to verify|to check|whether|if|unless|refut\w*|falsif\w*|anticipat\w*|conjectur"
+    r"\w*|prediction|planned)\b", _F)
+_PAST_OUTCOME = re.compile(
+    r"\b(?:achieved|obtained|found|observed|measured|showed|shown|demonstrated|outperformed"
+    r"|surpassed|reached|attained|improved|reduced|yielded|resulted|confirmed|revealed)\b", _F)
+
+_TABLE_CELL_NUM = re.compile(rf"^\s*\(?{_NUM}\s*%?\)?\s*$")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One measured result found in a text."""
+
+    kind: str
+    match: str
+    sentence: str
+
+
+def _blank(text: str, pattern: re.Pattern[str]) -> str:
+    def spaces(match: re.Match[str]) -> str:
+        if pattern is _IDENTIFIER and _METRIC_NAME.fullmatch(match.group()):
+            return match.group()
+        return " " * len(match.group())
+
+    return pattern.sub(spaces, text)
+
+
+def _neutralise(sentence: str) -> str:
+    for pattern in _NOT_OUTCOME:
+        sentence = _blank(sentence, pattern)
+    return sentence
+
+
+def _is_table_row(line: str) -> bool:
+    """A Markdown/LaTeX/tab-separated row with at least two numeric cells."""
+    for separator in ("|", "&", "\t"):
+        if line.count(separator) >= 2:
+            cells = [c.strip().rstrip("\\").strip() for c in line.split(separator)]
+            numeric = sum(1 for c in cells if c and _TABLE_CELL_NUM.match(c))
+            if numeric >= 2:
+                return True
+    return False
+
+
+@functools.lru_cache(maxsize=1)
+def _segmenter() -> pysbd.Segmenter:
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of a text, line by line (pysbd: abbreviations, decimals, et al.)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if _is_table_row(line) or len(line) < 12:
+            out.append(line)
+            continue
+        out.extend(s.strip() for s in _segmenter().segment(line) if s.strip())
+    return out
+
+
+def check_sentence(sentence: str) -> list[Finding]:
+    """Findings in one sentence (or one table line)."""
+    if _is_table_row(sentence):
+        return [Finding("table_row", sentence[:120], sentence)]
+    plain = _neutralise(sentence)
+    found = []
+    for kind, pattern in _RULES:
+        hit = pattern.search(sentence if kind in _ALWAYS else plain)
+        if hit:
+            found.append(Finding(kind, sentence[hit.start():hit.end()].strip(), sentence))
+    if not found:
+        return []
+    if _PLANNING.search(sentence) and not _PAST_OUTCOME.search(sentence):
+        found = [f for f in found if f.kind in _ALWAYS]
+    return found
+
+
+def residual_number(sentence: str) -> bool:
+    """A number is left once names, years, references and settings are blanked: the
+    extractive backend's stricter test (a sentence it copies must not carry one)."""
+    return bool(_NUM_RE.search(_neutralise(sentence)))
+
+
+def find_leaks(text: str | None) -> list[Finding]:
+    """Every measured result in a text; empty when it only plans, describes or motivates."""
+    if not text:
+        return []
+    findings: list[Finding] = []
+    for sentence in sentences(text):
+        findings.extend(check_sentence(sentence))
+    return findings
+
+
+def has_leak(text: str | None) -> bool:
+    return bool(find_leaks(text))
+
+
+@dataclass(frozen=True)
+class Masked:
+    text: str
+    findings: list[Finding]
+
+
+def mask_text(text: str) -> Masked:
+    """Drop every sentence that states a measured result; keep the rest in order."""
+    kept: list[str] = []
+    findings: list[Finding] = []
+    for line in text.splitlines():
+        kept_line: list[str] = []
+        for sentence in sentences(line):
+            hits = check_sentence(sentence)
+            if hits:
+                findings.extend(hits)
+            else:
+                kept_line.append(sentence)
+        if kept_line:
+            kept.append(" ".join(kept_line))
+    return Masked("\n".join(kept), findings)
+
+
+def leaks_in_values(values: Iterable[tuple[str, str]]) -> list[tuple[str, Finding]]:
+    """(where, finding) for each (where, text) pair: the check over a record's fields."""
+    return [(where, f) for where, text in values for f in find_leaks(text)]
