@@ -1,0 +1,377 @@
+"""Build the `documents` table: one row per paper with its best full text.
+
+For each paper the candidates are its newest e-print and its newest PDF in the raw zone.
+LaTeX is converted first and wins when it converts cleanly; the PDF is converted only for
+papers whose LaTeX failed or is missing; with neither, the abstract from `papers` is the text
+(``abstract_only``) and the row says why.
+
+Incremental and crash-safe: every conversion is recorded in `document_attempts` keyed by
+input sha256 and converter version, and is never repeated while both are unchanged (its text
+is taken from the previous `documents` table). Results are journalled to scratch Parquet
+parts as they finish, so a run that dies resumes from them; the tables are replaced
+atomically at the end and the journal removed. Texts are streamed (Polars lazy frames) from
+the old table and the journal into the new one, never all held in memory."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+
+from ..paths import VaultPaths
+from ..raw.zone import RawZone
+from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS, PAPERS
+from ..storage import atomic_path, read_table, write_table
+from .cleaning import CLEANING_VERSION
+from .convert import LATEX, PDF, Settings, Task, convert_task
+from .naming import arxiv_id_of
+from .outcome import NO_SOURCE, OK, SUCCESS, UNIDENTIFIED, Conversion
+from .workers import PoolSettings, run_isolated
+
+RAW_KINDS = {"pdf": PDF, "eprint": LATEX}
+TEXT_COLUMNS = ["text", "references", "appendix", "truncated", "hidden_chars", "notes"]
+JOURNAL_FLUSH = 16  # results per journal part
+ABSTRACT_CONVERTER = "abstract"
+
+
+@dataclass(frozen=True)
+class DocumentsConfig:
+    settings: Settings = field(default_factory=Settings)
+    pool: PoolSettings = field(default_factory=PoolSettings)
+
+
+@dataclass(frozen=True)
+class Input:
+    """A raw PDF or e-print and the paper it belongs to."""
+
+    sha256: str
+    kind: str
+    path: Path
+    name: str | None
+    arxiv_id: str | None
+    version: int | None
+    received_at: datetime
+
+    @property
+    def paper_key(self) -> str:
+        return self.arxiv_id or f"sha256:{self.sha256}"
+
+
+@dataclass
+class DocumentsReport:
+    rows: int = 0
+    converted: int = 0
+    reused: int = 0
+    resumed: int = 0
+    by_status: dict[str, int] = field(default_factory=dict)
+    by_source: dict[str, int] = field(default_factory=dict)
+    attempts_by_kind_status: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def collect_inputs(zone: RawZone) -> list[Input]:
+    inputs = []
+    for raw in zone.files(kinds=RAW_KINDS):
+        found, _where = arxiv_id_of(raw.original_name, raw.origin)
+        inputs.append(Input(
+            sha256=raw.sha256, kind=RAW_KINDS[raw.kind], path=zone.absolute(raw),
+            name=raw.original_name, arxiv_id=found.id if found else None,
+            version=found.version if found else None, received_at=raw.received_at,
+        ))
+    return inputs
+
+
+def candidates_by_paper(inputs: Iterable[Input]) -> dict[str, list[Input]]:
+    """Per paper: its best e-print, then its best PDF (highest version, then newest)."""
+    best: dict[tuple[str, str], Input] = {}
+    for item in inputs:
+        slot = (item.paper_key, item.kind)
+        current = best.get(slot)
+        rank = (item.version or 0, item.received_at, item.sha256)
+        if current is None or rank > (current.version or 0, current.received_at,
+                                      current.sha256):
+            best[slot] = item
+    papers: dict[str, list[Input]] = {}
+    for kind in (LATEX, PDF):
+        for (key, slot_kind), item in sorted(best.items()):
+            if slot_kind == kind:
+                papers.setdefault(key, []).append(item)
+    return papers
+
+
+class Journal:
+    """Finished conversions on disk, in small Parquet parts, until the tables are written."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.pending: list[dict] = []
+
+    @staticmethod
+    def schema() -> pl.Schema:
+        schema = DOCUMENT_ATTEMPTS.polars
+        text_types = DOCUMENTS.polars
+        for name in TEXT_COLUMNS:
+            schema[name] = text_types[name]
+        return schema
+
+    def add(self, row: dict) -> None:
+        self.pending.append(row)
+        if len(self.pending) >= JOURNAL_FLUSH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        frame = pl.DataFrame(self.pending, schema=self.schema())
+        with atomic_path(self.root / f"part-{uuid.uuid4().hex}.parquet") as tmp:
+            frame.write_parquet(tmp)
+        self.pending = []
+
+    def parts(self) -> list[Path]:
+        return sorted(self.root.glob("part-*.parquet")) if self.root.exists() else []
+
+    def scan(self) -> pl.LazyFrame:
+        parts = self.parts()
+        if not parts:
+            return pl.LazyFrame(schema=self.schema())
+        return pl.scan_parquet(parts).unique("sha256", keep="last")
+
+    def clear(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _attempt_row(item: Input, result: Conversion, settings: Settings) -> dict:
+    converter, version = settings.converter(item.kind)
+    return {
+        "sha256": item.sha256, "kind": item.kind, "arxiv_id": item.arxiv_id,
+        "input_name": item.name, "status": result.status, "error": result.error,
+        "n_pages": result.n_pages, "n_chars": result.n_chars,
+        "duration_ms": result.duration_ms, "converter": converter,
+        "converter_version": version, "attempted_at": datetime.now(UTC),
+        "text": result.text, "references": result.references, "appendix": result.appendix,
+        "truncated": result.truncated, "hidden_chars": result.hidden_chars,
+        "notes": result.notes,
+    }
+
+
+class DocumentsBuild:
+    """One run of the stage (see the module docstring)."""
+
+    def __init__(self, paths: VaultPaths, config: DocumentsConfig,
+                 convert: Callable[[Task], Conversion] = convert_task):
+        self.paths = paths
+        self.config = config
+        self.convert = convert
+        self.journal = Journal(paths.scratch / "documents-journal")
+        self.unpack_dir = paths.scratch / "documents-unpack"
+        self.report = DocumentsReport()
+        versions = {kind: config.settings.converter(kind)[1] for kind in (LATEX, PDF)}
+        self.versions = versions
+        self.attempts: dict[str, dict] = {}  # sha256 -> attempt row (no text)
+        self.text_from_table: set[str] = set()  # ok attempts whose text is in `documents`
+        self.journal_shas: set[str] = set()  # attempts whose text is in the journal
+
+    def load_previous(self) -> None:
+        """Attempts and texts from the last run (with current versions) and the journal."""
+        attempts = read_table(self.paths.table(DOCUMENT_ATTEMPTS.name), DOCUMENT_ATTEMPTS)
+        current = attempts.filter(
+            pl.col("kind").replace_strict(self.versions, default=None)
+            == pl.col("converter_version"))
+        for row in current.iter_rows(named=True):
+            self.attempts[row["sha256"]] = row
+        table = self.paths.table(DOCUMENTS.name)
+        if table.exists():
+            texts = (pl.scan_parquet(table).filter(pl.col("sha256").is_not_null()
+                                                  & pl.col("text").is_not_null())
+                     .select("sha256", "converter_version").collect())
+            self.text_from_table = {
+                sha for sha, version in texts.iter_rows()
+                if sha in self.attempts and self.attempts[sha]["converter_version"] == version
+            }
+        journal = self.journal.scan().drop(TEXT_COLUMNS).collect()
+        for row in journal.iter_rows(named=True):
+            if self.versions.get(row["kind"]) == row["converter_version"]:
+                self.attempts[row["sha256"]] = row
+                self.journal_shas.add(row["sha256"])
+                self.report.resumed += 1
+
+    def _has_result(self, item: Input) -> bool:
+        attempt = self.attempts.get(item.sha256)
+        if attempt is None:
+            return False
+        if attempt["status"] != OK:
+            return True
+        return item.sha256 in self.text_from_table or item.sha256 in self.journal_shas
+
+    def convert_all(self, items: list[Input]) -> None:
+        todo = [item for item in items if not self._has_result(item)]
+        self.report.reused += len(items) - len(todo)
+        if not todo:
+            return
+        tasks = {item.sha256: item for item in todo}
+        settings = self.config.settings
+        work = (Task(item.sha256, item.kind, str(item.path), str(self.unpack_dir), settings)
+                for item in todo)
+        for task, result in run_isolated(work, self.config.pool, self.convert):
+            row = _attempt_row(tasks[task.key], result, settings)
+            self.journal.add(row)
+            self.attempts[task.key] = {k: v for k, v in row.items() if k not in TEXT_COLUMNS}
+            self.journal_shas.add(task.key)
+            self.report.converted += 1
+        self.journal.flush()
+
+    def run(self) -> DocumentsReport:
+        self.paths.ensure()
+        shutil.rmtree(self.unpack_dir, ignore_errors=True)
+        self.load_previous()
+        papers = candidates_by_paper(collect_inputs(RawZone(self.paths)))
+        # LaTeX first; a PDF only where the paper's LaTeX did not convert.
+        self.convert_all([c[0] for c in papers.values() if c[0].kind == LATEX])
+        self.convert_all([item for c in papers.values() for item in c
+                          if item.kind == PDF and not self._latex_ok(c)])
+        selection = self.select(papers)
+        self.write(selection)
+        self.journal.clear()
+        shutil.rmtree(self.unpack_dir, ignore_errors=True)
+        return self.report
+
+    def _latex_ok(self, candidates: list[Input]) -> bool:
+        first = candidates[0]
+        return first.kind == LATEX and self.attempts.get(first.sha256, {}).get("status") == OK
+
+    def select(self, papers: dict[str, list[Input]]) -> pl.DataFrame:
+        """One row per paper: the winning input, or the failures that explain its absence."""
+        rows = []
+        for key, candidates in papers.items():
+            winner = next((c for c in candidates
+                           if self.attempts.get(c.sha256, {}).get("status") == OK), None)
+            tried = [c for c in candidates if c.sha256 in self.attempts]
+            failures = [self.attempts[c.sha256] for c in tried]
+            errors = "; ".join(f"{a['kind']}: {a['status']} ({a['error']})"
+                               for a in failures if a["status"] != OK) or None
+            chosen = winner or (tried[-1] if tried else candidates[-1])
+            attempt = self.attempts.get(chosen.sha256, {})
+            status = attempt.get("status", "failed")
+            if winner is not None and winner.arxiv_id is None:
+                status = UNIDENTIFIED
+            rows.append({
+                "paper_key": key, "arxiv_id": chosen.arxiv_id, "version": chosen.version,
+                "sha256": chosen.sha256, "source": chosen.kind, "status": status,
+                "error": errors if winner is None else _unidentified_error(winner),
+                "winner": winner is not None, "input_name": chosen.name,
+                "converter": attempt.get("converter"),
+                "converter_version": attempt.get("converter_version"),
+                "n_pages": attempt.get("n_pages"), "n_chars": attempt.get("n_chars"),
+                "duration_ms": attempt.get("duration_ms"),
+                "converted_at": attempt.get("attempted_at"),
+            })
+        schema = {"paper_key": pl.String, "winner": pl.Boolean} | {
+            name: DOCUMENTS.polars[name] for name in
+            ("arxiv_id", "version", "sha256", "source", "status", "error", "input_name",
+             "converter", "converter_version", "n_pages", "n_chars", "duration_ms",
+             "converted_at")}
+        return pl.DataFrame(rows, schema=schema)
+
+    def _texts(self) -> pl.LazyFrame:
+        columns = ["sha256", *TEXT_COLUMNS]
+        parts = [self.journal.scan().select(columns)]
+        table = self.paths.table(DOCUMENTS.name)
+        if table.exists() and self.text_from_table:
+            parts.append(pl.scan_parquet(table)
+                         .filter(pl.col("sha256").is_in(list(self.text_from_table)))
+                         .select(columns))
+        return pl.concat(parts, how="vertical_relaxed").unique("sha256", keep="first")
+
+    def write(self, selection: pl.DataFrame) -> None:
+        """Write `documents` (streamed) and `document_attempts`, each atomically."""
+        papers = (pl.scan_parquet(self.paths.table(PAPERS.name))
+                  .select("arxiv_id", "title", "abstract")
+                  if self.paths.table(PAPERS.name).exists()
+                  else pl.LazyFrame(schema={"arxiv_id": pl.String, "title": pl.String,
+                                            "abstract": pl.String}))
+        with_files = selection.lazy().join(self._texts(), on="sha256", how="left")
+        converted = with_files.with_columns(
+            pl.when(pl.col("winner")).then(pl.col(c)).otherwise(None).alias(c)
+            for c in ("text", "references", "appendix"))
+        documents = (with_abstracts(converted, papers)
+                     .select(DOCUMENTS.names).cast(DOCUMENTS.polars)  # type: ignore[arg-type]
+                     .sort("arxiv_id", "sha256", nulls_last=True))
+        with atomic_path(self.paths.table(DOCUMENTS.name)) as tmp:
+            documents.sink_parquet(tmp, compression="zstd")
+        attempts = pl.DataFrame(list(self.attempts.values()), schema=DOCUMENT_ATTEMPTS.polars) \
+            if self.attempts else pl.DataFrame(schema=DOCUMENT_ATTEMPTS.polars)
+        write_table(self.paths.table(DOCUMENT_ATTEMPTS.name),
+                    attempts.sort("kind", "sha256"), DOCUMENT_ATTEMPTS)
+        self._summarise(attempts)
+
+    def _summarise(self, attempts: pl.DataFrame) -> None:
+        table = pl.scan_parquet(self.paths.table(DOCUMENTS.name))
+        self.report.rows = table.select(pl.len()).collect().item()
+        self.report.by_status = dict(table.group_by("status").len().collect().iter_rows())
+        self.report.by_source = dict(table.group_by("source").len().collect().iter_rows())
+        counts: dict[str, Counter] = {}
+        for kind, status in attempts.select("kind", "status").iter_rows():
+            counts.setdefault(kind, Counter())[status] += 1
+        self.report.attempts_by_kind_status = {k: dict(v) for k, v in counts.items()}
+
+
+def _unidentified_error(winner: Input) -> str | None:
+    if winner.arxiv_id is not None:
+        return None
+    return (f"no arXiv id in the file name {winner.name!r} or its origin; the text is kept, "
+            "keyed by sha256")
+
+
+def abstract_text() -> pl.Expr:
+    return pl.format("# {}\n\n## Abstract\n\n{}", pl.col("title"), pl.col("abstract"))
+
+
+def with_abstracts(converted: pl.LazyFrame, papers: pl.LazyFrame) -> pl.LazyFrame:
+    """Rows of converted inputs (the abstract as text where conversion failed), plus one
+    ``no_source`` row per paper with nothing to convert."""
+    now = datetime.now(UTC)
+    abstract_version = f"cleaning {CLEANING_VERSION}"
+    failed = pl.col("winner").not_() & pl.col("abstract").is_not_null()
+    with_papers = converted.join(papers, on="arxiv_id", how="left").with_columns(
+        text=pl.when(failed).then(abstract_text()).otherwise(pl.col("text")),
+        source=pl.when(failed).then(pl.lit("abstract_only")).otherwise(pl.col("source")),
+        converter=pl.when(failed).then(pl.lit(ABSTRACT_CONVERTER))
+        .otherwise(pl.col("converter")),
+        converter_version=pl.when(failed).then(pl.lit(abstract_version))
+        .otherwise(pl.col("converter_version")),
+    )
+    missing = papers.join(converted.select("arxiv_id").drop_nulls().unique(), on="arxiv_id",
+                          how="anti").with_columns(
+        text=abstract_text(), source=pl.lit("abstract_only"), status=pl.lit(NO_SOURCE),
+        error=pl.lit("no PDF or e-print of this paper in the raw zone"),
+        converter=pl.lit(ABSTRACT_CONVERTER), converter_version=pl.lit(abstract_version),
+        converted_at=pl.lit(now, dtype=DOCUMENTS.polars["converted_at"]),
+    )
+    combined = pl.concat([with_papers, missing], how="diagonal_relaxed")
+    return combined.with_columns(
+        n_chars=pl.when(pl.col("source") == "abstract_only")
+        .then(pl.col("text").str.len_chars().cast(pl.Int64)).otherwise(pl.col("n_chars")),
+        truncated=pl.col("truncated").fill_null(False),
+        hidden_chars=pl.col("hidden_chars").fill_null(0),
+    )
+
+
+def build_documents(paths: VaultPaths, config: DocumentsConfig | None = None,
+                    convert: Callable[[Task], Conversion] = convert_task) -> DocumentsReport:
+    """Rebuild `documents` and `document_attempts`, converting only what is new."""
+    return DocumentsBuild(paths, config or DocumentsConfig(), convert).run()
+
+
+def success_counts(attempts: pl.DataFrame) -> dict[str, tuple[int, int]]:
+    """Per input kind: (successful conversions, attempts)."""
+    out: dict[str, tuple[int, int]] = {}
+    for kind, frame in attempts.group_by("kind"):
+        ok = frame.filter(pl.col("status").is_in(list(SUCCESS))).height
+        out[str(kind[0])] = (ok, frame.height)
+    return out

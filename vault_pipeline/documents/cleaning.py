@@ -1,0 +1,184 @@
+"""Cleaning shared by the PDF and the LaTeX paths: Markdown in, body / references / appendix
+out, the way the review-paradigm study prepared papers for an LLM (line numbers, running
+headers and footers, figure and table captions and inline citation markers dropped;
+references and appendices split off, kept in their own columns; whitespace normalised), then
+truncation to a configurable length with the full length recorded.
+
+Written by hand because these are rules about scholarly layout, which no library offers;
+each rule is a small, separately tested function."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+CLEANING_VERSION = "1"
+DEFAULT_MAX_CHARS = 30_000
+
+LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl",
+                           "\u00a0": " ", "\u00ad": "", "\u200b": "", "\ufeff": ""})
+
+# A heading: Markdown `#`s, or a line that is bold and nothing else (pymupdf4llm without its
+# layout model marks headings that way).
+_HEADING = re.compile(r"^(?:#{1,6}\s+(?P<md>.+?)|\*\*(?P<bold>[^*]{1,150})\*\*)\s*$")
+_SECTION_NUMBER = r"(?:(?:\d+|[IVX]+|[A-Z])(?:\.\d+)*\.?\s+)?"
+_REFERENCES = re.compile(
+    rf"^{_SECTION_NUMBER}(?:references?|bibliography|literature cited|works cited|"
+    r"cited literature)\s*:?$", re.IGNORECASE)
+_APPENDIX = re.compile(
+    r"^(?:appendix|appendices|supplementary(?:\s+materials?)?|supplemental\s+material|"
+    r"technical appendix)\b", re.IGNORECASE)
+
+_NUMBER_LINE = re.compile(r"^\s*\d{1,5}(?:\s+\d{1,5})*\s*$")
+_BOILERPLATE = re.compile(
+    r"^[\s*_]*(?:preprint\.?(?:\s+under review\.?)?|under review(?: as a conference paper)?"
+    r"(?: at [^\n]{0,60})?|published as a conference paper at [^\n]{0,60}|"
+    r"arxiv:\s*\S+\s+\[[\w.\-]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}|page \d+ of \d+)[\s*_]*$",
+    re.IGNORECASE)
+_CAPTION = re.compile(
+    r"^[\s*_>]*(?:figure|fig\.|table|tab\.|supplementary figure)\s*[A-Z]?\d+[a-z]?"
+    r"(?:\.\d+)?\s*[:.|]", re.IGNORECASE)
+_PICTURE = re.compile(r"^\s*(?:!\[[^\]]*\]\([^)]*\)|\**==> picture .* <==\**)\s*$")
+_NUMERIC_CITATION = re.compile(r"\s?\[(?:[1-9]\d{0,3}(?:\s*[-–,]\s*[1-9]\d{0,3})*)\]")
+_AUTHOR = r"[A-Z][\w'’\-]+(?:\s+(?:and|&)\s+[A-Z][\w'’\-]+|\s+et\s+al\.?)?"
+_YEARS = r"(?:19|20)\d{2}[a-z]?(?:,\s*(?:19|20)\d{2}[a-z]?)*"
+_AUTHOR_YEAR = re.compile(
+    rf"\s?\((?:(?:e\.g\.|i\.e\.|see|cf\.)(?:,)?\s+)?{_AUTHOR},?\s+{_YEARS}"
+    rf"(?:;\s*{_AUTHOR},?\s+{_YEARS})*\)")
+_NARRATIVE_YEAR = re.compile(rf"(\bet al\.|\b[A-Z][\w'’\-]+)\s+\({_YEARS}\)")
+_SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([.,;:!?])")
+
+
+@dataclass(frozen=True)
+class Cleaned:
+    """The cleaned parts of a document; ``text`` is the body, possibly truncated."""
+
+    text: str
+    references: str | None
+    appendix: str | None
+    n_chars: int
+    truncated: bool
+
+
+def heading_title(line: str) -> str | None:
+    """The title of a Markdown or bold-only heading line, without emphasis; else None."""
+    match = _HEADING.match(line.strip())
+    if match is None:
+        return None
+    title = match.group("md") or match.group("bold") or ""
+    return title.replace("**", "").replace("__", "").strip(" _*") or None
+
+
+def section_kind(title: str, current: str) -> str:
+    """Which part a heading starts: ``body``, ``references`` or ``appendix``."""
+    if _REFERENCES.match(title):
+        return "references"
+    if _APPENDIX.match(title):
+        return "appendix"
+    if current in {"references", "appendix"}:
+        # After the references, a new heading starts supplementary material (``A Proofs``,
+        # a checklist); inside an appendix every heading stays in it.
+        return "appendix"
+    return "body"
+
+
+def split_parts(markdown: str) -> dict[str, str]:
+    """Split a document at its references and appendix headings."""
+    parts: dict[str, list[str]] = {"body": [], "references": [], "appendix": []}
+    current = "body"
+    for line in markdown.split("\n"):
+        title = heading_title(line)
+        if title is not None:
+            current = section_kind(title, current)
+        parts[current].append(line)
+    return {k: "\n".join(v) for k, v in parts.items()}
+
+
+def drop_repeated_lines(lines: list[str], min_repeats: int = 3) -> list[str]:
+    """Running headers and footers: short non-structural lines seen three times or more."""
+    def candidate(line: str) -> bool:
+        text = line.strip()
+        return 0 < len(text) <= 80 and not text.startswith(("|", "#", "$")) and not \
+            _HEADING.match(text)
+
+    counts = Counter(line.strip() for line in lines if candidate(line))
+    repeated = {text for text, n in counts.items() if n >= min_repeats}
+    return [line for line in lines if line.strip() not in repeated]
+
+
+def drop_noise_lines(lines: list[str]) -> list[str]:
+    """Line and page numbers, boilerplate stamps and picture placeholders."""
+    return [line for line in lines
+            if not (_NUMBER_LINE.match(line) or _BOILERPLATE.match(line)
+                    or _PICTURE.match(line))]
+
+
+def drop_captions(text: str) -> str:
+    """Figure and table captions: a paragraph that opens with ``Figure 3:`` / ``Table 2.``."""
+    paragraphs = re.split(r"\n[ \t]*\n", text)
+    return "\n\n".join(p for p in paragraphs if not _CAPTION.match(p.lstrip()))
+
+
+def drop_citation_markers(text: str) -> str:
+    """Numeric (``[3]``, ``[2, 5-7]``) and parenthetical author-year markers; narrative ones
+    keep the names (``Smith et al. (2020) show`` becomes ``Smith et al. show``). Table rows
+    and display math are left alone."""
+    out = []
+    for line in text.split("\n"):
+        if line.lstrip().startswith(("|", "$$")):
+            out.append(line)
+            continue
+        line = _NUMERIC_CITATION.sub("", line)
+        line = _AUTHOR_YEAR.sub("", line)
+        line = _NARRATIVE_YEAR.sub(r"\1", line)
+        out.append(_SPACE_BEFORE_PUNCT.sub(r"\1", line))
+    return "\n".join(out)
+
+
+def normalize_headings(lines: list[str]) -> list[str]:
+    """``## **1 Introduction**`` becomes ``## 1 Introduction``."""
+    out = []
+    for line in lines:
+        if line.startswith("#"):
+            hashes = line.partition(" ")[0]
+            title = heading_title(line)
+            line = f"{hashes} {title}" if title and set(hashes) == {"#"} else line.rstrip()
+        out.append(line)
+    return out
+
+
+def normalize_whitespace(text: str) -> str:
+    """Trailing spaces, runs of spaces inside lines, and more than one blank line."""
+    lines = [re.sub(r"(?<=\S)[ \t]{2,}", " ", line).rstrip() for line in text.split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def clean_part(text: str) -> str:
+    lines = text.translate(LIGATURES).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = normalize_headings(drop_noise_lines(drop_repeated_lines(lines)))
+    return normalize_whitespace(drop_citation_markers(drop_captions("\n".join(lines))))
+
+
+def truncate(text: str, limit: int) -> tuple[str, bool]:
+    """Cut to at most ``limit`` characters, at a paragraph break in the last fifth if there is
+    one, else at a space; return (text, whether it was cut)."""
+    if len(text) <= limit:
+        return text, False
+    head = text[:limit]
+    for separator in ("\n\n", "\n", " "):
+        cut = head.rfind(separator)
+        if cut >= limit * 0.8:
+            return head[:cut].rstrip(), True
+    return head, True
+
+
+def clean_document(markdown: str, max_chars: int = DEFAULT_MAX_CHARS) -> Cleaned:
+    """Clean a converted document and split off its references and appendix."""
+    parts = split_parts(markdown)
+    body = clean_part(parts["body"])
+    references = normalize_whitespace(parts["references"].translate(LIGATURES)) or None
+    appendix = clean_part(parts["appendix"]) or None
+    text, truncated = truncate(body, max_chars)
+    return Cleaned(text=text, references=references, appendix=appendix, n_chars=len(body),
+                   truncated=truncated)
