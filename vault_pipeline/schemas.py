@@ -222,9 +222,68 @@ CITATION_COUNTS = TableSchema(
     ),
 )
 
+DOCUMENTS = TableSchema(
+    "documents",
+    "One row per paper (or per unidentified PDF/e-print): its best full text as cleaned "
+    "Markdown (LaTeX, else PDF, else the abstract), with status and reason.",
+    (
+        Column("arxiv_id", _str, "Version-less arXiv id; null for a file no id could be read "
+               "from (status `unidentified` or a failure, keyed by `sha256`)."),
+        Column("version", pa.int32(), "arXiv version of the converted file (from its name or "
+               "URL), if known."),
+        Column("sha256", _str, "sha256 of the raw input the text comes from (for "
+               "`abstract_only`, of the input that failed); null when there was none."),
+        Column("source", _str, "Where the text comes from: `latex`, `pdf` or `abstract_only`.",
+               False),
+        Column("status", _str, "`ok`; `unidentified` (converted, no arXiv id); `no_source` "
+               "(nothing to convert); or why the full text failed: `timeout`, `crashed`, "
+               "`encrypted`, `corrupt`, `empty`, `too_large`, `unsupported`, `failed`.", False),
+        Column("error", _str, "Why conversion failed, per input tried (`latex: ...; pdf: "
+               "...`)."),
+        Column("text", _str, "Cleaned Markdown body (references, appendix, captions, "
+               "citation markers, line numbers, headers and footers removed), truncated."),
+        Column("references", _str, "The references section (or the e-print's `.bbl`)."),
+        Column("appendix", _str, "Appendices and other material after the references, "
+               "cleaned."),
+        Column("n_pages", pa.int32(), "Pages of the PDF (null for LaTeX and abstracts)."),
+        Column("n_chars", pa.int64(), "Length of the cleaned body before truncation."),
+        Column("truncated", pa.bool_(), "Whether `text` was cut to the configured limit."),
+        Column("hidden_chars", pa.int64(), "Characters of hidden text dropped (white, tiny, "
+               "invisible: a prompt-injection vector)."),
+        Column("notes", _str, "What was repaired, skipped or dropped on the way."),
+        Column("duration_ms", pa.int64(), "Conversion time of the winning input, in ms."),
+        Column("converter", _str, "`pymupdf4llm`, `pylatexenc` or `abstract`."),
+        Column("converter_version", _str, "Converter, cleaning and truncation versions: a "
+               "conversion is reused only while input hash and this are unchanged."),
+        Column("input_name", _str, "File name the input was imported or fetched as."),
+        Column("converted_at", _ts, "When the text was produced."),
+    ),
+)
+
+DOCUMENT_ATTEMPTS = TableSchema(
+    "document_attempts",
+    "Every conversion of a raw PDF or e-print with the current converter versions, failed or "
+    "not: what makes `documents` incremental (never convert the same input twice).",
+    (
+        Column("sha256", _str, "sha256 of the input file.", False),
+        Column("kind", _str, "`pdf` or `latex`.", False),
+        Column("arxiv_id", _str, "arXiv id read from its name or URL, if any."),
+        Column("input_name", _str, "File name it was imported or fetched as."),
+        Column("status", _str, "Conversion status (`ok`, `timeout`, `crashed`, ...).", False),
+        Column("error", _str, "Why it failed."),
+        Column("n_pages", pa.int32(), "Pages (PDF)."),
+        Column("n_chars", pa.int64(), "Cleaned body length before truncation."),
+        Column("duration_ms", pa.int64(), "Conversion time in ms."),
+        Column("converter", _str, "`pymupdf4llm` or `pylatexenc`.", False),
+        Column("converter_version", _str, "Converter, cleaning and truncation versions.", False),
+        Column("attempted_at", _ts, "When.", False),
+    ),
+)
+
 ALL_TABLES: dict[str, TableSchema] = {
     t.name: t for t in (PAPERS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
-                        SUBMISSIONS, REVIEWS, CITATIONS, CITATION_COUNTS)
+                        SUBMISSIONS, REVIEWS, CITATIONS, CITATION_COUNTS, DOCUMENTS,
+                        DOCUMENT_ATTEMPTS)
 }
 
 
