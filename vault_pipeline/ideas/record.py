@@ -121,22 +121,33 @@ class Reference(_Strict):
 class MaskedRecord(_Strict):
     """What the authors set out to do and test, with every measured result removed."""
 
-    title: Text
+    title: Text = Field(description="Title of the paper.")
     topics: list[Text] = Field(description="Sub-areas and focus of the paper.")
     thesis: Text = Field(description=f"One sentence, under {THESIS_MAX_WORDS} words, "
                                      "no numbers.")
-    core_problem: CoreProblem
-    key_novelty: KeyNovelty
-    problem_definition: ProblemDefinition
-    key_terms: list[KeyTerm]
-    related_work: list[RelatedWork]
-    method: Method
-    model_details: ModelDetails
-    differences_from_prior_work: list[Difference]
-    proposed_evaluation: ProposedEvaluation
-    falsifiable_predictions: list[FalsifiablePrediction] = Field(min_length=1)
-    limitations: list[Text] = Field(min_length=3, max_length=5)
-    references: list[Reference]
+    core_problem: CoreProblem = Field(
+        description="What fails and why, why it matters, a concrete failing example.")
+    key_novelty: KeyNovelty = Field(
+        description="Short name of the idea and 2-3 plain-language explanation bullets.")
+    problem_definition: ProblemDefinition = Field(
+        description="Formal setting, inputs and outputs.")
+    key_terms: list[KeyTerm] = Field(description="Terms the idea relies on, defined.")
+    related_work: list[RelatedWork] = Field(
+        description="Lines of prior work: mechanism, open gap, citations.")
+    method: Method = Field(description="Flow, modules, structural novelties, design choices "
+                                       "with reasons, pseudocode and theory where given.")
+    model_details: ModelDetails = Field(
+        description="Base model, training method, objectives, adaptation, hyperparameters.")
+    differences_from_prior_work: list[Difference] = Field(
+        description="Related methods and the key difference to each.")
+    proposed_evaluation: ProposedEvaluation = Field(
+        description="Setting, benchmarks, baselines, metrics, ablations: a plan.")
+    falsifiable_predictions: list[FalsifiablePrediction] = Field(
+        min_length=1, description="What each tests, the prediction, what would refute it.")
+    limitations: list[Text] = Field(min_length=3, max_length=5,
+                                    description="Three to five limitations.")
+    references: list[Reference] = Field(
+        description="Cited works: key, title, arXiv id and DOI where known.")
 
     @field_validator("thesis")
     @classmethod

@@ -1,0 +1,33 @@
+"""Backends of the ideas stage, chosen by name; heavy ones are imported only when chosen."""
+
+from __future__ import annotations
+
+from ..settings import IdeasSettings
+from .base import Answer, Backend, BackendError, Request
+
+BACKENDS = ("extractive", "openai", "vllm", "batch_file")
+
+
+def make_backend(settings: IdeasSettings) -> Backend:
+    """The backend named by ``settings.backend``, configured from the same settings."""
+    if settings.backend == "extractive":
+        from .extractive import ExtractiveBackend
+
+        return ExtractiveBackend(settings.model)
+    if settings.backend == "openai":
+        from .openai_compat import OpenAICompatBackend
+
+        return OpenAICompatBackend.from_settings(settings)
+    if settings.backend == "vllm":
+        from .vllm_offline import VLLMBackend
+
+        return VLLMBackend.from_settings(settings)
+    if settings.backend == "batch_file":
+        from .batch_jsonl import BatchFileBackend
+
+        return BatchFileBackend.from_settings(settings)
+    raise BackendError(f"unknown ideas backend {settings.backend!r}; choose one of "
+                       f"{', '.join(BACKENDS)}")
+
+
+__all__ = ["BACKENDS", "Answer", "Backend", "BackendError", "Request", "make_backend"]

@@ -1,0 +1,32 @@
+"""`extractive`: the offline CPU default. No model weights: the record is filled from the
+paper's own sentences (:mod:`vault_pipeline.ideas.extractive`), deterministically."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from .. import extractive
+from .base import Answer, Backend, Request
+
+
+class ExtractiveBackend(Backend):
+    name = "extractive"
+    uses_prompt = False
+    deterministic = True
+
+    def __init__(self, model: str | None = None) -> None:
+        super().__init__(model or extractive.VERSION)
+
+    def generate(self, requests: Sequence[Request]) -> list[Answer]:
+        answers = []
+        for request in requests:
+            try:
+                record, _masked = extractive.decompose(request.paper)
+            except Exception as exc:  # noqa: BLE001 - one paper's failure is quarantined
+                answers.append(Answer(request.custom_id, None, "error",
+                                      error=f"extractive decomposition failed: {exc}"))
+                continue
+            answers.append(Answer(request.custom_id, json.dumps(record, ensure_ascii=False),
+                                  "stop"))
+        return answers

@@ -1,0 +1,101 @@
+"""One batch of papers through a backend: ask, judge, re-ask with the reason (up to
+`max_retries`), mask a leaky answer that has no retries left, quarantine the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from .backends.base import Answer, Backend, Request
+from .leaks import Finding
+from .prompting import Prompt
+from .record import MaskedRecord
+from .validate import judge, mask_record
+
+
+@dataclass
+class Accepted:
+    request: Request
+    record: MaskedRecord
+    attempts: int
+    removed: list[tuple[str, Finding]]  # what masking took out of the final answer
+    leaky: bool  # some answer for this paper stated a result (then retried or masked)
+
+
+@dataclass
+class Rejected:
+    request: Request
+    attempts: int
+    reasons: list[str]
+    answer: Answer
+
+
+@dataclass
+class BatchOutcome:
+    accepted: list[Accepted] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+def run_batch(backend: Backend, requests: Sequence[Request], prompt: Prompt,
+              max_retries: int) -> BatchOutcome:
+    """Every request ends accepted or rejected, none dropped."""
+    outcome = BatchOutcome()
+    rounds = 1 if backend.deterministic else 1 + max(0, max_retries)
+    pending = {r.custom_id: r for r in requests}
+    original = {r.custom_id: r for r in requests}
+    attempts = dict.fromkeys(pending, 0)
+    reasons: dict[str, list[str]] = {k: [] for k in pending}
+    leaky: set[str] = set()
+    for round_ in range(rounds):
+        if not pending:
+            break
+        asked = list(pending.values())
+        answers = {a.custom_id: a for a in backend.generate(asked)}
+        last = round_ == rounds - 1
+        for request in asked:
+            key = request.custom_id
+            answer = answers.get(key) or Answer(key, None, error="the backend returned no "
+                                                "answer for this request")
+            attempts[key] += 1
+            outcome.tokens_in += answer.tokens_in or 0
+            outcome.tokens_out += answer.tokens_out or 0
+            verdict = judge(answer)
+            if verdict.ok:
+                assert verdict.record is not None
+                outcome.accepted.append(Accepted(original[key], verdict.record,
+                                                 attempts[key], [], key in leaky))
+                del pending[key]
+                continue
+            reasons[key].append(verdict.reason or "rejected")
+            if verdict.leaks:
+                leaky.add(key)
+            if last:
+                if verdict.data is not None:
+                    record, removed, why = mask_record(verdict.data)
+                    if record is not None:
+                        outcome.accepted.append(Accepted(original[key], record, attempts[key],
+                                                         removed, True))
+                        del pending[key]
+                        continue
+                    reasons[key].append(why or "masking failed")
+                outcome.rejected.append(Rejected(original[key], attempts[key], reasons[key],
+                                                 answer))
+                del pending[key]
+            else:
+                messages = prompt.repair_messages(list(original[key].messages),
+                                                  answer.text or "", verdict.reason or "")
+                pending[key] = Request(key, request.paper, tuple(messages), request.schema,
+                                       request.schema_name)
+    return outcome
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def findings_rows(removed: list[tuple[str, Finding]]) -> list[dict[str, Any]]:
+    return [{"field": path, "kind": f.kind, "match": f.match} for path, f in removed]

@@ -1,0 +1,87 @@
+"""Settings of the ideas stage. The backend is one value (`backend`), settable in the
+Dagster run config or, when the config leaves it unset, by `VAULT_IDEAS_BACKEND`; every
+other field has a `VAULT_IDEAS_<FIELD>` variable the same way. The API key is read from the
+environment variable named by `api_key_env`, never from config or files."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+ENV_PREFIX = "VAULT_IDEAS_"
+
+
+@dataclass(frozen=True)
+class IdeasSettings:
+    backend: str = "extractive"
+    model: str | None = None  # default per backend: extractive → its rule version
+    prompt: str = "decompose.v1"
+    # OpenAI-compatible endpoint
+    base_url: str = "http://127.0.0.1:8000/v1"
+    api_key_env: str = "OPENAI_API_KEY"
+    concurrency: int = 8
+    timeout_s: float = 300.0
+    http_retries: int = 5
+    backoff_s: float = 1.0
+    strict_schema: bool = True
+    # generation
+    max_tokens: int = 8192
+    temperature: float = 0.2
+    top_p: float = 0.95
+    seed: int | None = 0
+    max_input_chars: int = 30_000
+    # vLLM offline engine arguments, as JSON (e.g. {"tensor_parallel_size": 2})
+    vllm_engine_args: dict[str, Any] = field(default_factory=dict)
+    # validation and work
+    max_retries: int = 2  # re-asks after an invalid or leaky answer
+    batch_size: int = 64
+    retry_failures: bool = False  # re-run papers quarantined with the same inputs
+    batch_output: str | None = None  # batch_file backend: a `vllm run-batch` output file
+
+    @classmethod
+    def resolve(cls, overrides: Mapping[str, Any] | None = None,
+                environ: Mapping[str, str] | None = None) -> IdeasSettings:
+        """Config value if set, else ``VAULT_IDEAS_<FIELD>``, else the default."""
+        environ = os.environ if environ is None else environ
+        overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name in overrides:
+                values[f.name] = overrides[f.name]
+            elif ENV_PREFIX + f.name.upper() in environ:
+                values[f.name] = _parse(f, environ[ENV_PREFIX + f.name.upper()])
+        unknown = set(overrides) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown ideas settings: {sorted(unknown)}")
+        return cls(**values)
+
+    def generation_key(self) -> str:
+        """What changes an LLM's answer besides model and prompt: part of the input hash."""
+        if self.backend == "extractive":
+            return ""
+        return json.dumps({"max_tokens": self.max_tokens, "temperature": self.temperature,
+                           "top_p": self.top_p, "seed": self.seed,
+                           "max_input_chars": self.max_input_chars}, sort_keys=True)
+
+    def replace(self, **changes: Any) -> IdeasSettings:
+        return dataclasses.replace(self, **changes)
+
+
+def _parse(f: dataclasses.Field, raw: str) -> Any:
+    kind = str(f.type)
+    try:
+        if "dict" in kind:
+            return json.loads(raw)
+        if kind.startswith("bool"):
+            return raw.strip().lower() in {"1", "true", "yes", "on"}
+        if kind.startswith("int"):
+            return int(raw)
+        if kind.startswith("float"):
+            return float(raw)
+    except ValueError as exc:
+        raise ValueError(f"{ENV_PREFIX}{f.name.upper()}={raw!r}: {exc}") from None
+    return raw
