@@ -96,6 +96,9 @@ def import_(
         raise typer.Exit(3)
 
 
+LIVE_GROUP = "harvest"  # network harvests run only when selected by name or group
+
+
 def _materialize(paths: VaultPaths, select: str | None, log_level: str = "WARNING") -> bool:
     import dagster as dg
 
@@ -105,7 +108,8 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "WARNIN
     os.environ["VAULT_HOME"] = str(paths.home)
     everything = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
     try:
-        selection = _resolve_selection(defs, select) if select else None
+        selection = (_resolve_selection(defs, select) if select else
+                     dg.AssetSelection.all() - dg.AssetSelection.groups(LIVE_GROUP))
         result = dg.materialize(
             everything, instance=instance, resources=defs.resources, selection=selection,
             raise_on_error=False,

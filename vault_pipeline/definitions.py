@@ -4,12 +4,13 @@
 import dagster as dg
 
 from assets import VaultResource, all_assets, all_checks
-from sensors import all_jobs, all_sensors
+from sensors import all_jobs, all_schedules, all_sensors
 
 defs = dg.Definitions(
     assets=all_assets,
     asset_checks=all_checks,
     jobs=all_jobs,
     sensors=all_sensors,
+    schedules=all_schedules,
     resources={"vault": VaultResource()},
 )

@@ -1,0 +1,33 @@
+"""citations: references and citation counts from Semantic Scholar, parsed from the raw zone."""
+
+import dagster as dg
+
+from vault_pipeline.citations import build_citations
+from vault_pipeline.schemas import CITATION_COUNTS, CITATIONS
+
+from .metadata import column_schema
+from .resources import VaultResource
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec("citations", group_name="citations", deps=["raw_files"],
+                     kinds={"polars", "parquet"}, description=CITATIONS.doc,
+                     metadata={"dagster/column_schema": column_schema(CITATIONS)}),
+        dg.AssetSpec("citation_counts", group_name="citations", deps=["raw_files"],
+                     kinds={"polars", "parquet"}, description=CITATION_COUNTS.doc,
+                     metadata={"dagster/column_schema": column_schema(CITATION_COUNTS)}),
+    ],
+)
+def citations(context: dg.AssetExecutionContext, vault: VaultResource):
+    paths = vault.paths()
+    report = build_citations(paths)
+    context.log.info(f"{report.citations} references of {report.papers} papers from "
+                     f"{report.files} Semantic Scholar responses")
+    yield dg.MaterializeResult(asset_key="citations", metadata={
+        "dagster/row_count": report.citations, "responses_parsed": report.files,
+        "cited_with_arxiv_id": report.cited_with_arxiv_id,
+        "path": dg.MetadataValue.path(str(paths.table(CITATIONS.name)))})
+    yield dg.MaterializeResult(asset_key="citation_counts", metadata={
+        "dagster/row_count": report.papers,
+        "path": dg.MetadataValue.path(str(paths.table(CITATION_COUNTS.name)))})

@@ -1,0 +1,35 @@
+"""reviews: OpenReview submissions and their reviews, parsed from the raw zone (silver)."""
+
+import dagster as dg
+
+from vault_pipeline.reviews import build_reviews
+from vault_pipeline.schemas import REVIEWS, SUBMISSIONS
+
+from .metadata import column_schema, counts_table
+from .resources import VaultResource
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec("submissions", group_name="reviews", deps=["raw_files", "papers"],
+                     kinds={"polars", "parquet"}, description=SUBMISSIONS.doc,
+                     metadata={"dagster/column_schema": column_schema(SUBMISSIONS)}),
+        dg.AssetSpec("reviews", group_name="reviews", deps=["raw_files"],
+                     kinds={"polars", "parquet"}, description=REVIEWS.doc,
+                     metadata={"dagster/column_schema": column_schema(REVIEWS)}),
+    ],
+)
+def reviews(context: dg.AssetExecutionContext, vault: VaultResource):
+    paths = vault.paths()
+    report = build_reviews(paths)
+    context.log.info(f"{report.submissions} submissions, {report.reviews} replies from "
+                     f"{report.files} OpenReview pages")
+    yield dg.MaterializeResult(asset_key="submissions", metadata={
+        "dagster/row_count": report.submissions, "pages_parsed": report.files,
+        "matched_arxiv": report.matched_arxiv,
+        "by_decision": counts_table(report.by_decision, "decision"),
+        "path": dg.MetadataValue.path(str(paths.table(SUBMISSIONS.name)))})
+    yield dg.MaterializeResult(asset_key="reviews", metadata={
+        "dagster/row_count": report.reviews,
+        "replies_not_kept": counts_table(report.ignored_replies, "invitation"),
+        "path": dg.MetadataValue.path(str(paths.table(REVIEWS.name)))})
