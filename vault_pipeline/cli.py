@@ -18,6 +18,7 @@ from typing import Annotated
 import pyarrow.parquet as pq
 import typer
 
+from .cli_harvest import harvest_app
 from .errors import VaultError
 from .paths import VaultPaths
 from .raw.zone import RawZone
@@ -29,6 +30,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+app.add_typer(harvest_app, name="harvest")
 
 HomeOption = Annotated[
     Path | None,

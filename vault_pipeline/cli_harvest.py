@@ -1,0 +1,316 @@
+"""`vault harvest`: live pulls from arXiv, OpenReview and Semantic Scholar into the raw zone,
+with progress bars and a ``--dry-run`` that prints what would be requested and sends nothing.
+
+These commands call the harvesters directly (the Dagster assets of group `harvest` call the
+same functions, with the same cursors and the same shared request clocks, so a CLI harvest and
+a scheduled run never crowd a service together). Tables are rebuilt afterwards with
+`vault materialize` (or by the raw-zone sensor)."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+from collections.abc import Callable, Iterator
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from .errors import VaultError
+from .paths import VaultPaths
+from .sources import arxiv_api, fulltext, oai_pmh, openreview, semantic_scholar
+from .sources.config import SECRET_ENV, HarvestConfig, load_config, secret
+from .sources.context import HarvestContext
+
+harvest_app = typer.Typer(help="Harvest live sources into the raw zone (politely, resumably).",
+                          no_args_is_help=True)
+arxiv_app = typer.Typer(help="arXiv: OAI-PMH by datestamp, search API, ids, full text.",
+                        no_args_is_help=True)
+harvest_app.add_typer(arxiv_app, name="arxiv")
+
+HomeOption = Annotated[Path | None, typer.Option(
+    "--home", envvar="VAULT_HOME", help="Data root (default ./vault_home).")]
+ConfigOption = Annotated[Path | None, typer.Option(
+    "--config", help="Harvest config (TOML); default $VAULT_HARVEST_CONFIG, else "
+                     "<data root>/harvest.toml when present.")]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="Print what would be requested; "
+                                                        "send nothing.")]
+
+
+def _reporting(command: Callable[..., None]) -> Callable[..., None]:
+    """Errors a user can act on print as one line and exit 1."""
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            command(*args, **kwargs)
+        except VaultError as exc:
+            typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+            raise typer.Exit(1) from None
+    return run
+
+
+@contextlib.contextmanager
+def _context(home: Path | None, config: Path | None) -> Iterator[HarvestContext]:
+    paths = VaultPaths.from_env(home).ensure()
+    with HarvestContext.open(paths, load_config(paths, config)) as ctx, Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), transient=False) as bar:
+        task = bar.add_task("starting", total=None)
+
+        def advance(done: int, total: int | None, note: str) -> None:
+            bar.update(task, advance=done, total=total, description=note[:60])
+
+        ctx.progress = advance
+        yield ctx
+    sent = ", ".join(f"{k}: {v}" for k, v in ctx.requests_sent().items()) or "none"
+    typer.echo(f"requests sent ({sent}); rebuild tables with `vault materialize`")
+
+
+def _url(base: str, params: dict[str, Any]) -> str:
+    return str(httpx.URL(base, params=params))
+
+
+@harvest_app.command("config")
+@_reporting
+def show_config(home: HomeOption = None, config: ConfigOption = None) -> None:
+    """Print the effective harvest configuration (secrets shown only as set / unset)."""
+    settings: HarvestConfig = load_config(VaultPaths.from_env(home), config)
+    typer.echo(f"# from {settings.source}; environment overrides applied")
+    for section in ("arxiv", "openreview", "s2", "retry"):
+        typer.echo(f"[{section}]")
+        for key, value in dataclasses.asdict(getattr(settings, section)).items():
+            typer.echo(f"{key} = {value!r}")
+    typer.echo(f"user_agent = {settings.user_agent!r}")
+    for name, env in SECRET_ENV.items():
+        typer.echo(f"{env}: {'set' if secret(name) else 'unset'}")
+
+
+@arxiv_app.command("oai")
+@_reporting
+def arxiv_oai(
+    first: Annotated[str | None, typer.Option("--from", help="First datestamp day "
+                                                             "(default yesterday, UTC).")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Last day (default --from).")]
+    = None,
+    oai_set: Annotated[str | None, typer.Option("--set", help="OAI set, e.g. cs.")] = None,
+    prefix: Annotated[str | None, typer.Option(help="arXivRaw (default) or arXiv.")] = None,
+    force: Annotated[bool, typer.Option(help="Harvest days already complete again.")] = False,
+    dry_run: DryRun = False, home: HomeOption = None, config: ConfigOption = None,
+) -> None:
+    """Harvest records whose OAI datestamp lies in a day range (one listing, resumable)."""
+    start = date.fromisoformat(first) if first else oai_pmh.yesterday()
+    end = date.fromisoformat(until) if until else start
+    if end < start:
+        raise VaultError("--until is before --from")
+    paths = VaultPaths.from_env(home).ensure()
+    if dry_run:
+        ctx = HarvestContext.open(paths, load_config(paths, config))
+        window = (start, end) if force else oai_pmh.plan_window(ctx, start, end, prefix, oai_set)
+        if window is None:
+            typer.echo(f"{start}..{end} already harvested: nothing would be requested")
+            return
+        query = oai_pmh.first_request(ctx, *window, prefix, oai_set)
+        typer.echo(f"would request {_url(ctx.config.arxiv.oai_url, query)}")
+        typer.echo("then follow resumption tokens until the list ends "
+                   f"(one request per {ctx.config.arxiv.interval_s:g} s)")
+        return
+    with _context(home, config) as ctx:
+        window = (start, end) if force else oai_pmh.plan_window(ctx, start, end, prefix, oai_set)
+        if window is None:
+            typer.echo(f"{start}..{end} already harvested")
+            return
+        report = oai_pmh.harvest_window(ctx, *window, prefix=prefix, oai_set=oai_set,
+                                        force=force)
+    typer.echo(f"{report.window}: {report.records} records, {report.pages} pages, "
+               f"{report.new_files} new raw files" + (" (resumed)" if report.resumed else ""))
+
+
+@arxiv_app.command("search")
+@_reporting
+def arxiv_search(
+    query: Annotated[str, typer.Argument(help='arXiv query, e.g. "cat:cs.LG AND ti:graph".')],
+    max_results: Annotated[int, typer.Option("--max", help="At most this many results.")] = 100,
+    sort: Annotated[str, typer.Option(help="submittedDate, lastUpdatedDate or relevance.")]
+    = "submittedDate",
+    dry_run: DryRun = False, home: HomeOption = None, config: ConfigOption = None,
+) -> None:
+    """Pull the results of a search query (pages of up to 2,000; split past 30,000)."""
+    if dry_run:
+        settings = load_config(VaultPaths.from_env(home), config).arxiv
+        size = min(settings.page_size, 2000, max_results)
+        typer.echo("would request " + _url(settings.api_url, arxiv_api.page_params(
+            query, 0, size, sort, "descending")))
+        typer.echo(f"then pages of {size} until {max_results} results")
+        if max_results > settings.result_ceiling:
+            typer.echo(f"more than {settings.result_ceiling:,} results: a max_results=0 probe, "
+                       "then submission-date windows halved until each fits")
+        return
+    with _context(home, config) as ctx:
+        report = arxiv_api.ArxivSearch(ctx, sort_by=sort).run(query, max_results)
+    for note in report.notes:
+        typer.echo(note)
+    typer.echo(f"{report.entries} entries in {report.pages} pages "
+               f"(of {report.total_results} results)")
+
+
+def _read_ids(ids: list[str] | None, file: Path | None) -> list[str]:
+    found = list(ids or [])
+    if file is not None:
+        if not file.is_file():
+            raise VaultError(f"no such file: {file}")
+        found += [line.strip() for line in file.read_text().splitlines()
+                  if line.strip() and not line.startswith("#")]
+    if not found:
+        raise VaultError("give ids as arguments or with --file")
+    return found
+
+
+@arxiv_app.command("ids")
+@_reporting
+def arxiv_ids(
+    ids: Annotated[list[str] | None, typer.Argument(help="arXiv ids (any form).")] = None,
+    file: Annotated[Path | None, typer.Option(help="A file of ids, one a line.")] = None,
+    dry_run: DryRun = False, home: HomeOption = None, config: ConfigOption = None,
+) -> None:
+    """Fetch the metadata of given arXiv ids (each id asked once, ever)."""
+    wanted_ids = _read_ids(ids, file)
+    if dry_run:
+        paths = VaultPaths.from_env(home).ensure()
+        ctx = HarvestContext.open(paths, load_config(paths, config))
+        wanted, report = arxiv_api.plan_ids(ctx, wanted_ids)
+        chunk = ctx.config.arxiv.ids_per_request
+        typer.echo(f"would request {len(wanted)} ids in {-(-len(wanted) // chunk)} requests; "
+                   f"{report.skipped_known} already fetched; invalid: {report.invalid or 'none'}")
+        if wanted:
+            typer.echo(_url(ctx.config.arxiv.api_url, {"id_list": ",".join(wanted[:chunk]),
+                                                       "max_results": len(wanted[:chunk])}))
+        return
+    with _context(home, config) as ctx:
+        report = arxiv_api.fetch_ids(ctx, wanted_ids)
+    typer.echo(f"{report.entries} entries for {report.requested} ids "
+               f"({report.skipped_known} skipped as fetched before)")
+    for bad in report.invalid:
+        typer.secho(f"  ! not an arXiv id: {bad}", fg=typer.colors.YELLOW, err=True)
+
+
+@arxiv_app.command("fulltext")
+@_reporting
+def arxiv_fulltext(
+    category: Annotated[list[str] | None, typer.Option(help="Categories in scope.")] = None,
+    since: Annotated[str | None, typer.Option(help="Published on or after (YYYY-MM-DD).")]
+    = None,
+    until: Annotated[str | None, typer.Option(help="Published on or before.")] = None,
+    kind: Annotated[list[str] | None, typer.Option(help="pdf and/or eprint.")] = None,
+    ids: Annotated[list[str] | None, typer.Option("--id", help="Only these papers.")] = None,
+    max_files: Annotated[int | None, typer.Option("--max", help="At most this many files.")]
+    = None,
+    retry_failed: Annotated[bool, typer.Option(help="Ask again for papers that failed.")]
+    = False,
+    dry_run: DryRun = False, home: HomeOption = None, config: ConfigOption = None,
+) -> None:
+    """Download PDFs and e-prints of papers in scope (papers table), skipping what is there."""
+    paths = VaultPaths.from_env(home).ensure()
+    settings = load_config(paths, config)
+    scope = dataclasses.replace(
+        settings.arxiv.fulltext,
+        categories=tuple(category) if category else settings.arxiv.fulltext.categories,
+        published_from=date.fromisoformat(since) if since
+        else settings.arxiv.fulltext.published_from,
+        published_until=date.fromisoformat(until) if until
+        else settings.arxiv.fulltext.published_until)
+    kinds = tuple(kind) if kind else None
+    if dry_run:
+        ctx = HarvestContext.open(paths, settings)
+        items = fulltext.plan(ctx, scope, ids, kinds, retry_failed, max_files)
+        typer.echo(f"would download {len(items)} file(s)")
+        for item in items[:20]:
+            typer.echo(f"  {item.url}")
+        if len(items) > 20:
+            typer.echo(f"  ... and {len(items) - 20} more")
+        return
+    with _context(home, config) as ctx:
+        report = fulltext.fetch(ctx, fulltext.plan(ctx, scope, ids, kinds, retry_failed,
+                                                   max_files))
+    typer.echo(f"{report.fetched} new file(s), {report.bytes:,} bytes; "
+               f"{len(report.failed)} failed")
+    for stem, reason in report.failed:
+        typer.secho(f"  ! {stem}: {reason}", fg=typer.colors.YELLOW, err=True)
+
+
+@harvest_app.command("openreview")
+@_reporting
+def harvest_openreview(
+    venue: Annotated[list[str] | None, typer.Option(help="Venue ids (default: configured).")]
+    = None,
+    refresh: Annotated[bool, typer.Option(help="List completed venues again.")] = False,
+    dry_run: DryRun = False, home: HomeOption = None, config: ConfigOption = None,
+) -> None:
+    """Submissions, reviews, meta-reviews and decisions of OpenReview venues."""
+    paths = VaultPaths.from_env(home).ensure()
+    settings = load_config(paths, config)
+    configured = {v.id: v for v in settings.openreview.venues}
+    chosen = [configured.get(v) or dataclasses.replace(settings.openreview.venues[0], id=v)
+              for v in venue] if venue else list(configured.values())
+    if dry_run:
+        ctx = HarvestContext.open(paths, settings)
+        for item in chosen:
+            state = ctx.cursors.load(openreview.cursor_key("openreview", item.id))
+            if state.get("complete") and not refresh:
+                typer.echo(f"{item.id}: complete, nothing requested (use --refresh)")
+            else:
+                typer.echo(f"{item.id}: would request {openreview.first_request(ctx, item)}")
+        return
+    with _context(home, config) as ctx:
+        reports = [openreview.harvest_venue(ctx, item, refresh) for item in chosen]
+    for report in reports:
+        status = "already complete (use --refresh)" if report.skipped else \
+            f"{report.notes} submissions in {report.pages} pages, {report.requests} requests"
+        typer.echo(f"{report.venue}: {status}")
+
+
+@harvest_app.command("s2")
+@_reporting
+def harvest_s2(
+    ids: Annotated[list[str] | None, typer.Argument(
+        help="Ids as S2 takes them (ARXIV:2106.15928, DOI:..., S2 ids); default: the "
+             "vault's post-cutoff papers.")] = None,
+    file: Annotated[Path | None, typer.Option(help="A file of ids, one a line.")] = None,
+    references: Annotated[bool, typer.Option(help="Also read references.")] = True,
+    refresh: Annotated[bool, typer.Option(help="Ask ids read recently again.")] = False,
+    walk: Annotated[bool, typer.Option(help="Then fetch cited arXiv papers missing from "
+                                            "the vault (one hop).")] = False,
+    dry_run: DryRun = False, home: HomeOption = None, config: ConfigOption = None,
+) -> None:
+    """Citation counts and references from Semantic Scholar (batches of up to 500 ids)."""
+    from .citations import build_citations
+
+    paths = VaultPaths.from_env(home).ensure()
+    settings = load_config(paths, config)
+    if dry_run:
+        ctx = HarvestContext.open(paths, settings)
+        chosen = _read_ids(ids, file) if ids or file else semantic_scholar.post_cutoff_ids(ctx)
+        wanted, skipped = semantic_scholar.plan_lookups(ctx, chosen, references, refresh)
+        size = min(semantic_scholar.MAX_BATCH, settings.s2.batch_size)
+        target = _url(semantic_scholar.batch_url(ctx),
+                      {"fields": semantic_scholar.fields(references)})
+        typer.echo(f"would POST {-(-len(wanted) // size)} batch(es) of up to {size} ids "
+                   f"({len(wanted)} ids, {skipped} read recently) to {target}")
+        if walk:
+            missing, _ = semantic_scholar.missing_cited(ctx)
+            typer.echo(f"then the walk: {len(missing)} cited arXiv ids missing from the vault")
+        return
+    with _context(home, config) as ctx:
+        chosen = _read_ids(ids, file) if ids or file else semantic_scholar.post_cutoff_ids(ctx)
+        report = semantic_scholar.lookup(ctx, chosen, references, refresh)
+        typer.echo(f"{report.found} found, {len(report.not_found)} unknown, "
+                   f"{report.skipped_recent} read recently")
+        if walk:
+            build_citations(paths)
+            walked = semantic_scholar.walk(ctx)
+            typer.echo(f"walk: {walked.missing} cited arXiv papers were missing; "
+                       f"{walked.fetched.entries if walked.fetched else 0} fetched; "
+                       f"{walked.without_arxiv_id} cited papers have no arXiv id")
