@@ -27,7 +27,7 @@ class DocumentsRunConfig(dg.Config):
     max_chars: int = DEFAULT_MAX_CHARS
     max_pages: int = PdfLimits().max_pages
     max_unpacked_mb: int = ArchiveLimits().max_unpacked_bytes >> 20
-    use_layout: bool = True
+    use_layout: bool = False
 
     def to_library(self) -> DocumentsConfig:
         archive = ArchiveLimits(max_unpacked_bytes=self.max_unpacked_mb << 20)

@@ -136,11 +136,22 @@ def drop_citation_markers(text: str) -> str:
     return "\n".join(out)
 
 
+_NUMBERED = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+\S")
+
+
 def normalize_headings(lines: list[str]) -> list[str]:
-    """``## **1 Introduction**`` becomes ``## 1 Introduction``."""
+    """``## **1 Introduction**`` becomes ``## 1 Introduction``; a bold-only line (how
+    pymupdf4llm marks headings without its layout model) becomes a heading, its level from
+    its numbering (``3.2 Setup`` is ``###``)."""
     out = []
     for line in lines:
-        if line.startswith("#"):
+        bold = _HEADING.match(line.strip()) if line.startswith("**") else None
+        if bold and not bold.group("bold").rstrip().endswith((".", ",", ";", ":")):
+            title = heading_title(line) or ""
+            number = _NUMBERED.match(title)
+            depth = number.group(1).count(".") if number else 0
+            line = f"{'#' * min(depth + 2, 6)} {title}"
+        elif line.startswith("#"):
             hashes = line.partition(" ")[0]
             title = heading_title(line)
             line = f"{hashes} {title}" if title and set(hashes) == {"#"} else line.rstrip()

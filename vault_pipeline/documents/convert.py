@@ -14,7 +14,7 @@ from .archive import ArchiveLimits, unpack_eprint
 from .cleaning import CLEANING_VERSION, DEFAULT_MAX_CHARS, clean_document
 from .latex import converter_version as latex_version
 from .latex import eprint_to_markdown
-from .outcome import FAILED, OK, TOO_LARGE, Conversion, ConversionError, Converted
+from .outcome import EMPTY, FAILED, OK, TOO_LARGE, Conversion, ConversionError, Converted
 from .pdf import PdfLimits, pdf_to_markdown
 from .pdf import converter_version as pdf_version
 
@@ -27,7 +27,7 @@ class Settings:
     """Everything that decides a conversion's output (part of its version) or its limits."""
 
     max_chars: int = DEFAULT_MAX_CHARS
-    use_layout: bool = True
+    use_layout: bool = False  # see pdf.py
     pdf: PdfLimits = field(default_factory=PdfLimits)
     archive: ArchiveLimits = field(default_factory=ArchiveLimits)
 
@@ -91,7 +91,7 @@ def convert_task(task: Task) -> Conversion:
     except Exception as exc:  # noqa: BLE001 - a converter bug must cost one row, not the run
         return Conversion.failure(FAILED, f"{type(exc).__name__}: {exc}", elapsed())
     if not cleaned.text.strip():
-        return Conversion(status="empty", error="no body text left after cleaning",
+        return Conversion(status=EMPTY, error="no body text left after cleaning",
                           n_pages=converted.n_pages, references=cleaned.references,
                           appendix=cleaned.appendix, hidden_chars=converted.hidden_chars,
                           notes="; ".join(converted.notes) or None, duration_ms=elapsed())

@@ -1,0 +1,104 @@
+"""Cleaning shared by the PDF and LaTeX paths: what a reader of the cleaned text checks."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from vault_pipeline.documents.cleaning import (
+    clean_document,
+    drop_citation_markers,
+    split_parts,
+    truncate,
+)
+
+PAPER = """# A Title
+
+_Preprint. Under review._
+
+## **1 Introduction**
+
+Models fail on shifted data [3]. Prior work tried augmentation [1, 4-6] and
+adaptation (Smith et al., 2020; Lee and Park, 2019a). As Chen et al. (2021) show, it is hard.
+The interval [0, 1] and the value x ∈ [0.5, 2] stay.
+
+12
+
+Figure 2: Accuracy of every model on every data set.
+
+_Preprint. Under review._
+
+## 2 Method
+
+| Model | Score |
+|---|---|
+| A [1] | 0.9 |
+
+Table 1. Results of the comparison.
+
+_Preprint. Under review._
+
+## References
+
+[1] A. Author. A paper. 2020.
+
+[2] B. Author. Another. 2021.
+
+## A Proofs
+
+Proof of the lemma.
+"""
+
+
+def test_references_and_appendix_are_split_off_not_lost() -> None:
+    cleaned = clean_document(PAPER)
+    assert "## 1 Introduction" in cleaned.text and "## 2 Method" in cleaned.text
+    assert "A. Author" not in cleaned.text and "Proof of the lemma" not in cleaned.text
+    assert cleaned.references is not None and "[1] A. Author. A paper. 2020." in cleaned.references
+    assert cleaned.appendix is not None and "Proof of the lemma." in cleaned.appendix
+
+
+def test_captions_headers_line_numbers_and_citations_are_dropped() -> None:
+    text = clean_document(PAPER).text
+    assert "Figure 2" not in text and "Table 1." not in text
+    assert "Preprint" not in text
+    assert "\n12\n" not in text
+    assert "[3]" not in text and "[1, 4-6]" not in text and "Smith et al., 2020" not in text
+    assert "Models fail on shifted data. Prior work tried augmentation and" in text
+    assert "As Chen et al. show" in text
+    assert "[0, 1]" in text and "[0.5, 2]" in text  # intervals are not citations
+    assert "| A [1] | 0.9 |" in text  # table rows untouched
+
+
+def test_truncation_records_full_length() -> None:
+    body = "\n\n".join(f"Paragraph {i} " + "word " * 40 for i in range(200))
+    cleaned = clean_document(body, max_chars=1_000)
+    assert cleaned.truncated and len(cleaned.text) <= 1_000
+    assert cleaned.n_chars > 30_000
+    assert clean_document("Short text.", max_chars=1_000).truncated is False
+
+
+def test_appendix_heading_before_references() -> None:
+    parts = split_parts("Body\n## Appendix\nExtra\n## References\n[1] X")
+    assert parts["body"].strip() == "Body"
+    assert "Extra" in parts["appendix"] and "[1] X" in parts["references"]
+
+
+@given(st.text(max_size=2_000), st.integers(min_value=1, max_value=500))
+def test_truncate_never_exceeds_the_limit(text: str, limit: int) -> None:
+    cut, truncated = truncate(text, limit)
+    assert len(cut) <= limit
+    assert truncated == (len(text) > limit)
+    assert text.startswith(cut)
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=1_000))
+def test_cleaning_never_fails_and_leaves_no_blank_runs(text: str) -> None:
+    cleaned = clean_document(text)
+    assert "\n\n\n" not in cleaned.text
+    assert cleaned.n_chars >= len(cleaned.text)
+
+
+def test_author_year_list_with_prefix() -> None:
+    assert drop_citation_markers("as shown (see Smith, 2019; Lee et al., 2020b).") == \
+        "as shown."
