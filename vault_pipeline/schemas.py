@@ -280,10 +280,89 @@ DOCUMENT_ATTEMPTS = TableSchema(
     ),
 )
 
+def _ideas_columns() -> tuple[Column, ...]:
+    """The record's fields as columns, from its pydantic models (defined once there)."""
+    from .ideas.arrow import model_columns
+    from .ideas.record import MaskedRecord
+
+    return tuple(Column(name, kind, doc, False) for name, kind, doc in
+                 model_columns(MaskedRecord))
+
+
+_finding = pa.struct([pa.field("field", _str), pa.field("kind", _str),
+                      pa.field("match", _str)])
+_PROVENANCE = (
+    Column("backend", _str, "Backend that produced it: `extractive`, `openai`, `vllm` or "
+           "`batch_file`.", False),
+    Column("model", _str, "Model name (for `extractive`, its rule version).", False),
+    Column("prompt_version", _str, "Prompt file version (`decompose.v1`); `none` for the "
+           "extractive backend, which uses no prompt.", False),
+    Column("input_hash", _str, "sha256 of the paper input, backend, model, prompt, schema "
+           "and generation settings: the same hash is never processed twice.", False),
+    Column("input_source", _str, "What was read: `latex`, `pdf` or `abstract_only` (title "
+           "and abstract alone).", False),
+    Column("input_note", _str, "Why the paper was decomposed from its abstract alone."),
+)
+
+MASKED_RECORDS = TableSchema(
+    "masked_records",
+    "One results-masked record per paper: what the authors set out to do and to test, with "
+    "every measured result removed.",
+    (
+        Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        *_ideas_columns(),
+        *_PROVENANCE,
+        Column("schema_version", _str, "Record schema version.", False),
+        Column("attempts", pa.int32(), "Answers asked for (1 + retries).", False),
+        Column("leaky_answer", pa.bool_(), "Whether an answer for this paper stated a "
+               "measured result (then retried or masked).", False),
+        Column("masked_findings", pa.list_(_finding), "What the leak checker removed from "
+               "the accepted answer (field, kind, matched text); empty when nothing was.",
+               False),
+        Column("tokens_in", pa.int64(), "Prompt tokens over all attempts (null: no model)."),
+        Column("tokens_out", pa.int64(), "Completion tokens over all attempts."),
+        Column("created_at", _ts, "When the record was produced.", False),
+    ),
+)
+
+VIEWS = TableSchema(
+    "views",
+    "The five views of every masked record (`problem_setting`, `challenge`, `research_gap`, "
+    "`intuition`, `proposal`), derived by `vault_pipeline.ideas.views.derive_views`.",
+    (
+        Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        Column("view", _str, "View name.", False),
+        Column("text", _str, "View text: what the index embeds and roles read.", False),
+        *_PROVENANCE,
+        Column("views_version", _str, "Version of the view derivation.", False),
+        Column("n_chars", pa.int32(), "Length of `text`.", False),
+        Column("masked_findings", pa.list_(_finding), "Leaks removed from this view's text; "
+               "empty when none.", False),
+    ),
+)
+
+LLM_FAILURES = TableSchema(
+    "llm_failures",
+    "Papers whose answers were rejected after every retry: quarantined with the last raw "
+    "answer and the reasons, never dropped silently.",
+    (
+        Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        *_PROVENANCE,
+        Column("attempts", pa.int32(), "Answers asked for.", False),
+        Column("reason", _str, "Why the last answer was rejected.", False),
+        Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
+        Column("raw_answer", _str, "The last answer exactly as returned."),
+        Column("finish_reason", _str, "Finish reason of the last answer (`length`: cut off "
+               "at the token limit)."),
+        Column("failed_at", _ts, "When it was quarantined.", False),
+    ),
+)
+
 ALL_TABLES: dict[str, TableSchema] = {
     t.name: t for t in (PAPERS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
                         SUBMISSIONS, REVIEWS, CITATIONS, CITATION_COUNTS, DOCUMENTS,
-                        DOCUMENT_ATTEMPTS)
+                        DOCUMENT_ATTEMPTS,
+                        MASKED_RECORDS, VIEWS, LLM_FAILURES)
 }
 
 

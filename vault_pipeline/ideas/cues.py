@@ -61,7 +61,7 @@ LIMITATION = _cue(r"\b(?:limitations?|limited to|restricted to|assum\w*|only (?:
                   r"|remains? (?:open|unclear|to be)|not (?:yet )?(?:address|consider|handle"
                   r"|support)\w*|drawbacks?|shortcomings?|we leave)\b")
 NAMED = re.compile(r"\b(?:called|named|dubbed|termed|coined)\s+(?P<name>[A-Z][\w\-]+)"
-                   r"|\bwe (?:propose|introduce|present)\s+(?P<name2>[A-Z][A-Za-z0-9\-]*[A-Z]"
+                   r"|\b[Ww]e (?:propose|introduce|present)\s+(?P<name2>[A-Z][A-Za-z0-9\-]*[A-Z]"
                    r"[\w\-]*)")
 ACRONYM = re.compile(r"(?P<term>\b[A-Za-z][\w\-]*(?:\s+[A-Za-z][\w\-]*){0,5})\s+"
                      r"\((?P<abbr>[A-Z][A-Za-z0-9\-]{1,10}s?)\)")

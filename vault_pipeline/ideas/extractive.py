@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from . import cues
 from .injection import looks_like_instruction
 from .inputs import ABSTRACT_ONLY, PaperInput
-from .leaks import HYPER_NEAR, check_sentence, residual_number, sentences
+from .leaks import COUNT_WORDS, NUM, PARAM_WORDS, check_sentence, residual_number, sentences
 from .record import THESIS_MAX_WORDS, MaskedRecord
 from .sections import of_kind, split_sections
 
@@ -25,6 +25,9 @@ VERSION = "extractive/1"
 NOT_STATED = "Not stated in the available text."
 _MIN_CHARS, _MAX_CHARS = 20, 600
 _BARE_NUMBER = re.compile(r"(?<![\w.\-])[-+]?\d+(?:[.,]\d+)*\s*%?(?![\w\-])")
+_HYPER_PAIR = re.compile(
+    rf"\b(?P<name>{PARAM_WORDS})\b(?:\s+(?:of|is|was|=|to|at|as|set to|fixed to|:))?\s*"
+    rf"(?P<value>{NUM})|(?P<value2>{NUM})\s+(?P<name2>{COUNT_WORDS})\b", re.IGNORECASE)
 _LEAD_IN = re.compile(r"^(?:in this (?:paper|work|article|note|letter)|here|in summary"
                       r"|in particular|finally|moreover|furthermore|additionally),?\s+",
                       re.IGNORECASE)
@@ -196,18 +199,19 @@ def _design_choices(doc: _Doc) -> list[dict]:
 
 
 def _hyperparameters(doc: _Doc) -> list[dict]:
+    """Named settings with their values ("learning rate of 3e-4", "64 experts")."""
     out: list[dict] = []
     seen = set()
     for s in doc.sentences:
         if s.leaky or s.kind in ("related", "abstract") or looks_like_instruction(s.text):
             continue
-        for match in HYPER_NEAR.finditer(s.text):
-            phrase = " ".join(match.group().split())
-            if phrase.lower() in seen or not re.search(r"\d", phrase):
+        for match in _HYPER_PAIR.finditer(s.text):
+            name = (match.group("name") or match.group("name2")).lower()
+            value = match.group("value") or match.group("value2")
+            if name in seen:
                 continue
-            seen.add(phrase.lower())
-            name = re.sub(r"[\d.,%eE+\-−]+", " ", phrase).strip(" :=()") or "setting"
-            out.append({"name": " ".join(name.split()), "value": phrase})
+            seen.add(name)
+            out.append({"name": name, "value": value.strip()})
             if len(out) == 12:
                 return out
     return out
@@ -263,7 +267,7 @@ def _predictions(name: str, thesis: str, evaluation: dict, modules: list[dict],
     against = ", ".join(evaluation["baselines"][:3]) or "the methods it is compared with"
     where = (f" on {', '.join(evaluation['benchmarks'][:3])}" if evaluation["benchmarks"]
              else "")
-    measured = (f" as measured by {', '.join(evaluation['metrics'][:3])}"
+    measured = (f" in {', '.join(evaluation['metrics'][:3])}"
                 if evaluation["metrics"] else "")
     out = [{
         "tests": f"Whether the central idea ({name}) works as the authors intend.",
@@ -332,7 +336,7 @@ def _references(text: str | None) -> list[dict]:
     out = []
     for key, body in entries[:300]:
         body = " ".join(body.split())
-        if not body or looks_like_instruction(body):
+        if not body or body.startswith("#") or looks_like_instruction(body):
             continue
         arxiv, doi = _ARXIV.search(body), _DOI.search(body)
         out.append({"key": key, "title": body[:300], "arxiv_id": arxiv and arxiv.group(1),

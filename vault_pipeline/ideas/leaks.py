@@ -22,7 +22,6 @@ How a sentence is judged:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import blingfire
@@ -32,12 +31,12 @@ RULESET_VERSION = "leaks/1"
 _F = re.IGNORECASE
 
 # -- numbers ------------------------------------------------------------------------------
-_NUM = r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[eE][-−]?\d+)?"
-_NUM_RE = re.compile(_NUM)
+NUM = r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[eE][-−]?\d+)?"
+_NUM_RE = re.compile(NUM)
 
 # -- spans blanked before the rules run (not outcomes) ------------------------------------
 # Settings named before or after their value ("learning rate of 3e-4", "12 layers").
-_PARAM_WORDS = (
+PARAM_WORDS = (
     r"learning[- ]rates?|lr|batch(?:[- ]sizes?)?|weight[- ]decay|dropout(?: rate)?|warm-?up"
     r"|momentum|temperatures?|top-?[pk]|beam(?: size| width)?|seeds?|epochs?"
     r"|layers?|heads?|hidden(?: size| dim\w*| units)?|dimensions?|dims?|rank"
@@ -46,8 +45,8 @@ _PARAM_WORDS = (
     r"|margin|threshold|clipping|resolution"
 )
 # Set-up sizes, named after the number ("5 seeds", "20 services", "3 hospitals").
-_COUNT_WORDS = (
-    rf"{_PARAM_WORDS}|steps?|iterations?|updates?|tokens?|gpus?|tpus?|nodes?|parameters?"
+COUNT_WORDS = (
+    rf"{PARAM_WORDS}|steps?|iterations?|updates?|tokens?|gpus?|tpus?|nodes?|parameters?"
     r"|params|neurons?|units|channels|filters|experts?|neighbou?rs|runs?|trials?|samples?"
     r"|examples?|images?|documents?|sentences?|classes|categories|datasets?|tasks?"
     r"|benchmarks?|languages?|domains?|environments?|games|participants|subjects|annotators"
@@ -59,17 +58,17 @@ _COUNT_WORDS = (
 )
 _NOT_COMPARATIVE = r"(?!(?:fewer|less|more|faster|slower|higher|lower|smaller|larger)\b)"
 HYPER_NEAR = re.compile(
-    rf"(?:\b(?:{_PARAM_WORDS})\b(?:\s+(?:of|is|was|=|to|at|as|set to|fixed to|equal to|"
-    rf"between|from|and|with|in|by|:)){{0,3}}\s*\(?{_NUM}(?:\s*(?:and|to|-|–)\s*{_NUM})?)"
-    rf"|(?:{_NUM}(?:\s*[-–]\s*{_NUM})?\s*[-\s]?(?:{_NOT_COMPARATIVE}[A-Za-z]+[-\s]){{0,2}}?"
-    rf"(?:{_COUNT_WORDS})\b)",
+    rf"(?:\b(?:{PARAM_WORDS})\b(?:\s+(?:of|is|was|=|to|at|as|set to|fixed to|equal to|"
+    rf"between|from|and|with|in|by|:)){{0,3}}\s*\(?{NUM}(?:\s*(?:and|to|-|–)\s*{NUM})?)"
+    rf"|(?:{NUM}(?:\s*[-–]\s*{NUM})?\s*[-\s]?(?:{_NOT_COMPARATIVE}[A-Za-z]+[-\s]){{0,2}}?"
+    rf"(?:{COUNT_WORDS})\b)",
     _F,
 )
 _ASSIGN = re.compile(
     rf"\b(?:set|fixed|chosen|initiali[sz]ed|clipped|capped|limited|truncated|padded|resized)"
-    rf"\s+(?:to|at|as)\s+{_NUM}"
+    rf"\s+(?:to|at|as)\s+{NUM}"
     rf"|\b(?!(?:f1|em|bleu|acc|auc|map|wer|cer|psnr|ssim|fid|iou)\b)[a-zA-Zα-ωΑ-Ω_]\w{{0,3}}"
-    rf"\s*(?:=|≤|≥|<|>)\s*{_NUM}(?!\s*%)",
+    rf"\s*(?:=|≤|≥|<|>)\s*{NUM}(?!\s*%)",
     _F,
 )
 # Names with digits (GPT-4, CIFAR-10, ResNet-50, L2, A100), except metric names (F1, top-1).
@@ -83,7 +82,8 @@ _NOT_OUTCOME: list[re.Pattern[str]] = [
                r"|theorems?|lemmas?|propositions?|corollar(?:y|ies)|definitions?|algorithms?"
                r"|appendix|chapters?|steps?|stages?|phases?|lines?|rows?|columns?|cases?"
                r"|assumptions?|conditions?|claims?|remarks?|examples?|versions?|v)"
-               r"\s*[\dIVX]+(?:\.\d+)*", _F),
+               r"\s*\(?[\dIVX]+(?:\.\d+)*\)?", _F),
+    re.compile(r"(?<![\w.])\(\d{1,2}[a-z]?\)(?![\d.])"),  # equation labels, list items
     _IDENTIFIER,
     re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![x×]\b)[A-Za-wyzα-ω]+\w*", _F),  # 7B, 3D, 1st
     re.compile(r"(?<![\d.])\d+\s*[x×]\s*\d+\b(?!\^)"),  # 3x3 kernels, 32x32 images
@@ -106,7 +106,7 @@ _METRIC = (
     r"|decreases?|drops?|points?|pp|percentage points?|db|preferred|preference"
 )
 _METRIC_RE = rf"(?:\b(?:{_METRIC}))"
-_PCT = rf"{_NUM}\s?%"
+_PCT = rf"{NUM}\s?%"
 _UNIT = (
     r"km/s|m/s|cm/s|km|cm|mm|nm|μm|um|pc|kpc|mpc|au|k|mk|ev|kev|mev|gev|tev|hz|khz|mhz|ghz"
     r"|thz|db|dbm|s|ms|ns|ps|fs|rad|mrad|microrad|deg|arcsec|arcmin|k|kelvin|t|gauss|pa|kpa"
@@ -124,21 +124,21 @@ _CHANGE_VERB = (
 )
 
 _RULES: list[tuple[str, re.Pattern[str]]] = [
-    ("uncertainty", re.compile(rf"{_NUM}\s*(?:±|\+/-|\+-|\\pm)\s*{_NUM}"
+    ("uncertainty", re.compile(rf"{NUM}\s*(?:±|\+/-|\+-|\\pm)\s*{NUM}"
                                rf"|\d\.\d+\(\d{{1,3}}\)", _F)),
     ("p_value", re.compile(r"\bp\s*(?:<|≤|=|<=)\s*0?\.\d+|statistically significant", _F)),
     ("metric_value", re.compile(
-        rf"{_METRIC_RE}(?:\W+\w+){{0,5}}?\W+(?:{_PCT}|{_NUM})"
-        rf"|(?:{_PCT}|{_NUM})(?:\W+\w+){{0,3}}?\W+{_METRIC_RE}", _F)),
+        rf"{_METRIC_RE}(?:\W+\w+){{0,5}}?\W+(?:{_PCT}|{NUM})"
+        rf"|(?:{_PCT}|{NUM})(?:\W+\w+){{0,3}}?\W+{_METRIC_RE}", _F)),
     ("delta", re.compile(
         rf"\bby\s+(?:about\s+|roughly\s+|nearly\s+|over\s+|up to\s+|more than\s+|almost\s+)?"
-        rf"(?:{_PCT}|{_NUM}\s*(?:points?|pp|percentage points?|db|bleu|f1|x|×|times|fold)"
+        rf"(?:{_PCT}|{NUM}\s*(?:points?|pp|percentage points?|db|bleu|f1|x|×|times|fold)"
         rf"|a factor of\s+\w+|an order of magnitude|orders of magnitude)"
         rf"|(?:{_CHANGE_VERB})\s+(?:\w+\s+){{0,5}}?by\s+(?:half|a third|two|three|several"
         rf"|\w+-fold)"
         rf"|\b(?:one|two|three|\w+) orders? (?:of magnitude )?(?:decrease|increase|improvement"
         rf"|reduction|speed-?up|larger|smaller|higher|lower|faster|slower|better|worse)"
-        rf"|\bfrom\s+{_NUM}\s*%?\s+to\s+{_NUM}\s*%?"
+        rf"|\bfrom\s+{NUM}\s*%?\s+to\s+{NUM}\s*%?"
         rf"|(?<![\w.])\d+(?:\.\d+)?\s?[x×]\s+(?:faster|slower|fewer|less|more|smaller|larger"
         rf"|higher|lower|speed-?ups?|reduction|improvement|cheaper|better)"
         rf"|\b(?:\d+(?:\.\d+)?|two|three|four|five|ten|\w+ orders? of magnitude)[- ]fold\b"
@@ -146,21 +146,21 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         rf"|higher|lower|better|worse|cheaper|reduction|improvement|increase|decrease|gain"
         rf"|drop|of (?:the )?(?:[\w'’]+\s+){{0,2}}(?:performance|accuracy|quality|cases"
         rf"|comparisons|instances|queries|trials|problems))"
-        rf"|(?:{_CHANGE_VERB})\s+(?:\w+\s+){{0,5}}?(?:to|by|within)\s+(?:{_PCT}|{_NUM})", _F)),
+        rf"|(?:{_CHANGE_VERB})\s+(?:\w+\s+){{0,5}}?(?:to|by|within)\s+(?:{_PCT}|{NUM})", _F)),
     ("outcome_value", re.compile(
-        rf"(?<!\bto )\b(?:{_OUTCOME_VERB}|succeed\w*)\s+(?:\S+\s+){{0,6}}?(?:{_PCT}|{_NUM})", _F)),
+        rf"(?<!\bto )\b(?:{_OUTCOME_VERB}|succeed\w*)\s+(?:\S+\s+){{0,6}}?(?:{_PCT}|{NUM})", _F)),
     ("measured_quantity", re.compile(
-        rf"(?:\babout|\bapproximately|\baround|\broughly|\bnearly|\bnear|~|≈)\s*~?\s*{_NUM}"
-        rf"(?:\s*[-–]\s*{_NUM})?\s*(?:{_UNIT})(?![\w])"
+        rf"(?:\babout|\bapproximately|\baround|\broughly|\bnearly|\bnear|~|≈)\s*~?\s*{NUM}"
+        rf"(?:\s*[-–]\s*{NUM})?\s*(?:{_UNIT})(?![\w])"
         rf"|\b(?:is|are|was|were|of|about)\s+[-−]?\d+(?:\.\d+)?\s*(?:x|×|\\times)\s*10\^", _F)),
     ("count_outcome", re.compile(
         rf"\b(?:{_OUTCOME_VERB}|{_CHANGE_VERB}|correctly \w+|pass\w*|fail\w*|answer\w*"
-        rf"|classif\w*|predict\w*|succeed\w*)\s+(?:\w+\s+){{0,3}}?{_NUM}\s+(?:out\s+)?of"
-        rf"\s+(?:the\s+|all\s+)?{_NUM}", _F)),
+        rf"|classif\w*|predict\w*|succeed\w*)\s+(?:\w+\s+){{0,3}}?{NUM}\s+(?:out\s+)?of"
+        rf"\s+(?:the\s+|all\s+)?{NUM}", _F)),
     ("comparison", re.compile(
         r"\b(?:outperform\w*|out-perform\w*|surpass\w*|beats?|beating|exceed\w*"
         r"|improv\w* (?:up)?on|improv\w* over|better than|worse than|superior to"
-        r"|inferior to|on par with|competitive with|comparable to|rival\w*|dominat\w*"
+        r"|inferior to|on par with|competitive with|comparable to"
         r"|wins? (?:on|in|against)|won (?:on|in|against)|rank(?:ed|s)? (?:first|second|third"
         r"|top|#?\d)|clear improvement|large margin|wide margin|significant margin"
         r"|halves|halved|doubles|doubled|triples|tripled"
@@ -220,6 +220,8 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
 
 # Rules that say a result whatever the voice of the sentence.
 _ALWAYS = {"uncertainty", "table_row"}
+# Rules read on the sentence as written (blanking `p < 0.01` as a setting would hide it).
+_ON_ORIGINAL = {"uncertainty", "p_value"}
 
 _PLANNING = re.compile(
     r"\b(?:will|would|should|shall|could|might|may|expect\w*|hypothes\w*|predicted to"
@@ -228,10 +230,10 @@ _PLANNING = re.compile(
     r"measure|to verify|to check|whether|if|unless|refut\w*|falsif\w*|anticipat\w*|conjectur"
     r"\w*|prediction|planned)\b", _F)
 _PAST_OUTCOME = re.compile(
-    r"\b(?:achieved|obtained|found|observed|measured|showed|shown|demonstrated|outperformed"
+    r"\b(?:achieved|obtained|found|observed|showed|shown|demonstrated|outperformed"
     r"|surpassed|reached|attained|improved|reduced|yielded|resulted|confirmed|revealed)\b", _F)
 
-_TABLE_CELL_NUM = re.compile(rf"^\s*\(?{_NUM}\s*%?\)?\s*$")
+_TABLE_CELL_NUM = re.compile(rf"^\s*\(?{NUM}\s*%?\)?\s*$")
 
 
 @dataclass(frozen=True)
@@ -285,19 +287,20 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def check_sentence(sentence: str) -> list[Finding]:
-    """Findings in one sentence (or one table line)."""
+def check_sentence(sentence: str, planning: bool = False) -> list[Finding]:
+    """Findings in one sentence (or one table line). ``planning``: the text is a prediction
+    or a refutation condition by construction, so it is read in planning voice."""
     if _is_table_row(sentence):
         return [Finding("table_row", sentence[:120], sentence)]
     plain = _neutralise(sentence)
     found = []
     for kind, pattern in _RULES:
-        hit = pattern.search(sentence if kind in _ALWAYS else plain)
+        hit = pattern.search(sentence if kind in _ON_ORIGINAL else plain)
         if hit:
             found.append(Finding(kind, sentence[hit.start():hit.end()].strip(), sentence))
     if not found:
         return []
-    if _PLANNING.search(sentence) and not _PAST_OUTCOME.search(sentence):
+    if (planning or _PLANNING.search(sentence)) and not _PAST_OUTCOME.search(sentence):
         found = [f for f in found if f.kind in _ALWAYS]
     return found
 
@@ -308,13 +311,13 @@ def residual_number(sentence: str) -> bool:
     return bool(_NUM_RE.search(_neutralise(sentence)))
 
 
-def find_leaks(text: str | None) -> list[Finding]:
+def find_leaks(text: str | None, planning: bool = False) -> list[Finding]:
     """Every measured result in a text; empty when it only plans, describes or motivates."""
     if not text:
         return []
     findings: list[Finding] = []
     for sentence in sentences(text):
-        findings.extend(check_sentence(sentence))
+        findings.extend(check_sentence(sentence, planning))
     return findings
 
 
@@ -328,14 +331,14 @@ class Masked:
     findings: list[Finding]
 
 
-def mask_text(text: str) -> Masked:
+def mask_text(text: str, planning: bool = False) -> Masked:
     """Drop every sentence that states a measured result; keep the rest in order."""
     kept: list[str] = []
     findings: list[Finding] = []
     for line in text.splitlines():
         kept_line: list[str] = []
         for sentence in sentences(line):
-            hits = check_sentence(sentence)
+            hits = check_sentence(sentence, planning)
             if hits:
                 findings.extend(hits)
             else:
@@ -345,6 +348,3 @@ def mask_text(text: str) -> Masked:
     return Masked("\n".join(kept), findings)
 
 
-def leaks_in_values(values: Iterable[tuple[str, str]]) -> list[tuple[str, Finding]]:
-    """(where, finding) for each (where, text) pair: the check over a record's fields."""
-    return [(where, f) for where, text in values for f in find_leaks(text)]

@@ -19,6 +19,8 @@ from .record import MaskedRecord
 WITHHELD = "Withheld: the answer stated a measured result here."
 # Paths whose text is bibliographic, not the paper's claims: not leak-checked.
 _UNCHECKED = re.compile(r"^references\b")
+# Predictions and refutation conditions are hypothetical by construction.
+_PLANNING_FIELD = re.compile(r"^falsifiable_predictions\b")
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
@@ -56,7 +58,7 @@ def record_leaks(data: dict[str, Any]) -> list[tuple[str, Finding]]:
     for path, text in iter_texts(data):
         if _UNCHECKED.match(path):
             continue
-        out.extend((path, f) for f in find_leaks(text))
+        out.extend((path, f) for f in find_leaks(text, bool(_PLANNING_FIELD.match(path))))
         out.extend((path, Finding("instruction", s[:120], s))
                    for s in sentences(text) if looks_like_instruction(s))
     return out
@@ -132,7 +134,7 @@ def _mask_value(value: Any, path: str, removed: list[tuple[str, Finding]]) -> An
         items = [_mask_value(v, f"{path}[{i}]", removed) for i, v in enumerate(value)]
         return [v for v in items if v not in (None, "")]
     if isinstance(value, str) and not _UNCHECKED.match(path):
-        masked = mask_text(value)
+        masked = mask_text(value, bool(_PLANNING_FIELD.match(path)))
         removed.extend((path, f) for f in masked.findings)
         kept = [s for s in sentences(masked.text) if not looks_like_instruction(s)]
         removed.extend((path, Finding("instruction", s[:120], s))

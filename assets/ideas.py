@@ -1,0 +1,145 @@
+"""ideas: every paper as a results-masked record (`masked_records`, with rejected answers
+quarantined in `llm_failures`) and its five views (`views`)."""
+
+
+import dagster as dg
+
+from vault_pipeline.ideas import quality
+from vault_pipeline.ideas.build import build_masked_records, build_views
+from vault_pipeline.ideas.settings import IdeasSettings
+from vault_pipeline.schemas import LLM_FAILURES, MASKED_RECORDS, VIEWS
+
+from .metadata import column_schema, counts_table
+from .resources import VaultResource
+
+
+class IdeasRunConfig(dg.Config):
+    """Unset fields fall back to `VAULT_IDEAS_<FIELD>`, then to the defaults
+    (`vault_pipeline.ideas.settings.IdeasSettings`). Switching backend is one value:
+    `backend: extractive | openai | vllm | batch_file`."""
+
+    backend: str | None = None
+    model: str | None = None
+    prompt: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    concurrency: int | None = None
+    timeout_s: float | None = None
+    max_retries: int | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    batch_size: int | None = None
+    retry_failures: bool | None = None
+    batch_output: str | None = None
+
+    def settings(self) -> IdeasSettings:
+        return IdeasSettings.resolve(self.model_dump())
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(
+            "masked_records", group_name="ideas", deps=["papers", "documents"],
+            kinds={"parquet"}, description=MASKED_RECORDS.doc,
+            metadata={"dagster/column_schema": column_schema(MASKED_RECORDS)},
+        ),
+        dg.AssetSpec(
+            "llm_failures", group_name="ideas", deps=["papers", "documents"],
+            kinds={"parquet"}, description=LLM_FAILURES.doc,
+            metadata={"dagster/column_schema": column_schema(LLM_FAILURES)},
+        ),
+    ],
+)
+def masked_records(context: dg.AssetExecutionContext, config: IdeasRunConfig,
+                   vault: VaultResource):
+    paths = vault.paths()
+    report = build_masked_records(paths, config.settings(), log=context.log.info)
+    yield dg.MaterializeResult(
+        asset_key="masked_records",
+        metadata={
+            "dagster/row_count": report.records,
+            "backend": report.backend, "model": report.model,
+            "prompt_version": report.prompt_version,
+            "papers": report.papers, "processed": report.processed, "reused": report.reused,
+            "retried": report.retried,
+            "leak_rate": dg.MetadataValue.float(round(report.leak_rate, 4)),
+            "leaks_masked": report.masked_findings,
+            "tokens_in": report.tokens_in, "tokens_out": report.tokens_out,
+            "papers_per_second": dg.MetadataValue.float(round(report.papers_per_second, 2)),
+            "seconds": dg.MetadataValue.float(round(report.seconds, 2)),
+            "by_input_source": counts_table(report.by_source, "input source"),
+            "path": dg.MetadataValue.path(str(paths.table(MASKED_RECORDS.name))),
+        },
+    )
+    yield dg.MaterializeResult(
+        asset_key="llm_failures",
+        metadata={
+            "dagster/row_count": report.quarantined,
+            "new_this_run": report.new_failures,
+            "path": dg.MetadataValue.path(str(paths.table(LLM_FAILURES.name))),
+        },
+    )
+
+
+@dg.asset(group_name="ideas", deps=["masked_records"], kinds={"parquet"},
+          description=VIEWS.doc, metadata={"dagster/column_schema": column_schema(VIEWS)})
+def views(context: dg.AssetExecutionContext, vault: VaultResource) -> dg.MaterializeResult:
+    paths = vault.paths()
+    report = build_views(paths)
+    context.log.info(f"views: {report.views} views of {report.records} records")
+    return dg.MaterializeResult(metadata={
+        "dagster/row_count": report.views,
+        "records": report.records,
+        "leaks_masked": report.masked_findings,
+        "mean_chars_by_view": counts_table(report.by_view_chars, "view"),
+        "path": dg.MetadataValue.path(str(paths.table(VIEWS.name))),
+    })
+
+
+def _result(outcome: quality.Outcome,
+            severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR
+            ) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        passed=outcome.passed, description=outcome.description, severity=severity,
+        metadata={k: dg.MetadataValue.json(v) if isinstance(v, (dict, list)) else v
+                  for k, v in outcome.metadata.items()},
+    )
+
+
+@dg.asset_check(asset="masked_records", blocking=True,
+                description="No field of any record states a measured result.")
+def masked_records_no_leaks(vault: VaultResource) -> dg.AssetCheckResult:
+    return _result(quality.record_leak_findings(vault.paths().table(MASKED_RECORDS.name)))
+
+
+@dg.asset_check(asset="masked_records", blocking=True,
+                description="Every row is a valid record, with provenance, one per paper.")
+def masked_records_valid(vault: VaultResource) -> dg.AssetCheckResult:
+    return _result(quality.records_valid(vault.paths().table(MASKED_RECORDS.name)))
+
+
+@dg.asset_check(asset="llm_failures",
+                description="Share of papers quarantined stays under 5% (warning).")
+def llm_failures_rate(vault: VaultResource) -> dg.AssetCheckResult:
+    paths = vault.paths()
+    outcome = quality.quarantine_rate(paths.table(MASKED_RECORDS.name),
+                                      paths.table(LLM_FAILURES.name), limit=0.05)
+    return _result(outcome, dg.AssetCheckSeverity.WARN)
+
+
+@dg.asset_check(asset="views", blocking=True,
+                description="No view states a measured result.")
+def views_no_leaks(vault: VaultResource) -> dg.AssetCheckResult:
+    return _result(quality.view_leak_findings(vault.paths().table(VIEWS.name)))
+
+
+@dg.asset_check(asset="views", description="Every record has its five non-empty views.")
+def views_complete(vault: VaultResource) -> dg.AssetCheckResult:
+    paths = vault.paths()
+    return _result(quality.views_complete(paths.table(MASKED_RECORDS.name),
+                                          paths.table(VIEWS.name)))
+
+
+ideas_assets = [masked_records, views]
+ideas_checks = [masked_records_no_leaks, masked_records_valid, llm_failures_rate,
+                views_no_leaks, views_complete]

@@ -1,0 +1,100 @@
+"""What a user checks on the ideas tables, as plain functions over the Parquet files: the
+asset checks call them, and so can anyone in a notebook."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+from pydantic import ValidationError
+
+from ..papers_quality import Outcome
+from .leaks import find_leaks
+from .record import RECORD_FIELDS, MaskedRecord
+from .validate import record_leaks
+from .views import VIEW_NAMES
+
+PROVENANCE = ("backend", "model", "prompt_version", "input_hash", "input_source")
+
+
+def _read(table: Path) -> pl.DataFrame | None:
+    return pl.read_parquet(table) if table.exists() else None
+
+
+def record_leak_findings(records: Path) -> Outcome:
+    """No field of any final record states a measured result (the checker run again)."""
+    frame = _read(records)
+    if frame is None:
+        return Outcome(True, "no masked_records table yet", {"leaks": 0})
+    hits = []
+    for row in frame.select(["arxiv_id", *RECORD_FIELDS]).iter_rows(named=True):
+        data = {k: row[k] for k in RECORD_FIELDS}
+        hits += [(row["arxiv_id"], path, f) for path, f in record_leaks(data)]
+    examples = [f"{a} {p}: {f.kind} {f.match!r}" for a, p, f in hits[:10]]
+    return Outcome(not hits, f"{len(hits)} leaked result(s) in {frame.height} records",
+                   {"leaks": len(hits), "records": frame.height, "examples": examples})
+
+
+def view_leak_findings(views: Path) -> Outcome:
+    frame = _read(views)
+    if frame is None:
+        return Outcome(True, "no views table yet", {"leaks": 0})
+    hits = [(a, v, f) for a, v, text in frame.select(["arxiv_id", "view", "text"]).iter_rows()
+            for f in find_leaks(text)]
+    examples = [f"{a} {v}: {f.kind} {f.match!r}" for a, v, f in hits[:10]]
+    return Outcome(not hits, f"{len(hits)} leaked result(s) in {frame.height} views",
+                   {"leaks": len(hits), "views": frame.height, "examples": examples})
+
+
+def records_valid(records: Path) -> Outcome:
+    """Every row is a valid record with its provenance, one per paper."""
+    frame = _read(records)
+    if frame is None:
+        return Outcome(True, "no masked_records table yet")
+    invalid = []
+    for row in frame.select(["arxiv_id", *RECORD_FIELDS]).iter_rows(named=True):
+        try:
+            MaskedRecord.model_validate({k: row[k] for k in RECORD_FIELDS})
+        except ValidationError as exc:
+            invalid.append(f"{row['arxiv_id']}: {exc.errors()[0]['msg']}")
+    missing = frame.filter(pl.any_horizontal(pl.col(c).is_null() for c in PROVENANCE)).height
+    dupes = frame.height - frame.get_column("arxiv_id").n_unique()
+    passed = not invalid and not missing and not dupes
+    return Outcome(passed, f"{len(invalid)} invalid, {missing} without provenance, {dupes} "
+                           "duplicated ids",
+                   {"invalid": len(invalid), "missing_provenance": missing,
+                    "duplicated_ids": dupes, "examples": invalid[:10]})
+
+
+def views_complete(records: Path, views: Path) -> Outcome:
+    """Each record has its five views, each non-empty, from the same input."""
+    recs, vws = _read(records), _read(views)
+    if recs is None or vws is None:
+        return Outcome(recs is None, "views missing" if recs is not None else "no records yet")
+    expected = recs.select("arxiv_id", "input_hash").join(
+        pl.DataFrame({"view": list(VIEW_NAMES)}), how="cross")
+    present = vws.filter(pl.col("text").str.strip_chars() != "").select(
+        "arxiv_id", "input_hash", "view")
+    missing = expected.join(present, on=["arxiv_id", "input_hash", "view"], how="anti")
+    extra = vws.height - present.join(expected, on=["arxiv_id", "input_hash", "view"],
+                                      how="semi").height
+    examples = [f"{a} {v}" for a, _, v in missing.head(10).iter_rows()]
+    return Outcome(missing.is_empty() and extra == 0,
+                   f"{missing.height} missing or empty view(s), {extra} stale or extra",
+                   {"missing": missing.height, "extra": extra, "examples": examples})
+
+
+def quarantine_rate(records: Path, failures: Path, limit: float) -> Outcome:
+    """Share of papers quarantined in `llm_failures`; warned above ``limit``."""
+    recs, fails = _read(records), _read(failures)
+    n_records = recs.height if recs is not None else 0
+    n_failed = fails.height if fails is not None else 0
+    total = n_records + n_failed
+    rate = n_failed / total if total else 0.0
+    reasons: dict[str, int] = {}
+    if fails is not None and n_failed:
+        kinds = fails.get_column("reason").str.extract(r"^([^:(]+)", 1)
+        reasons = dict(kinds.value_counts().iter_rows())
+    return Outcome(rate <= limit, f"{n_failed} of {total} papers quarantined "
+                                  f"({rate:.1%}; limit {limit:.0%})",
+                   {"quarantined": n_failed, "rate": round(rate, 4), "by_reason": reasons})
