@@ -9,8 +9,6 @@ import json
 
 import dagster as dg
 
-from assets.harvest_arxiv import oai_days
-from assets.harvest_sources import openreview_venues
 from assets.resources import VaultResource
 from vault_pipeline.errors import VaultError
 from vault_pipeline.sources import openreview
@@ -18,7 +16,6 @@ from vault_pipeline.sources.context import HarvestContext
 
 arxiv_daily_harvest = dg.define_asset_job(
     "arxiv_daily_harvest", selection=dg.AssetSelection.assets("arxiv_oai_harvest"),
-    partitions_def=oai_days,
     description="OAI-PMH harvest of one datestamp day (or a backfill range).")
 
 arxiv_daily_schedule = dg.build_schedule_from_partitioned_job(
@@ -28,7 +25,6 @@ arxiv_daily_schedule = dg.build_schedule_from_partitioned_job(
 
 openreview_refresh = dg.define_asset_job(
     "openreview_refresh", selection=dg.AssetSelection.assets("openreview_harvest"),
-    partitions_def=openreview_venues,
     description="List one OpenReview venue again (submissions, reviews, decisions).")
 
 POLL_ATTEMPTS = 2

@@ -162,6 +162,8 @@ def _markdown(content: dict, skip: set[str]) -> str | None:
 def reply_row(note: dict, forum: str, venue_id: str, kind: str) -> dict:
     content = note.get("content") or {}
     rating = next((score(content[k]) for k in RATING_ALIASES if k in content), None)
+    if rating is None and kind == "review":  # ICLR ≤ 2023 (API v1) rated as "recommendation"
+        rating = score(content.get("recommendation"))
     others = {k: score(v) for k, v in content.items()
               if k not in SCORE_KEYS and k not in RATING_ALIASES and score(v) is not None
               and len(str(value(v))) < 200}

@@ -1,0 +1,127 @@
+"""Semantic Scholar batch lookups against a local replay server, the citation tables, and the
+one-hop reference walk into the arXiv API."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.sources_replay import ReplayServer, Reply, data, harvest_context
+from vault_pipeline.citations import build_citations
+from vault_pipeline.papers import build_papers
+from vault_pipeline.raw.zone import RawZone
+from vault_pipeline.sources import semantic_scholar
+from vault_pipeline.sources.http import HarvestError
+
+JSON = "application/json"
+BATCH = "/graph/v1/paper/batch"
+IDS = ["ARXIV:2611.00001", "ARXIV:2611.00002", "ARXIV:2611.00003"]
+SAMPLE = Path(__file__).parents[1] / "vault_pipeline" / "sample" / "raw"
+
+
+def _nulls(seen) -> Reply:
+    return Reply(body=json.dumps([None] * len(json.loads(seen.body)["ids"])),
+                 content_type=JSON)
+
+
+def test_batches_hold_at_most_500_ids(vault_paths) -> None:
+    ids = [f"ARXIV:2611.{n:05d}" for n in range(1200)]
+    with ReplayServer() as server:
+        server.add(BATCH, _nulls, method="POST")
+        with harvest_context(vault_paths, server) as ctx:
+            report = semantic_scholar.lookup(ctx, ids)
+        sizes = [len(json.loads(s.body)["ids"]) for s in server.log]
+        assert sizes == [500, 500, 200]
+        assert "references.externalIds" in server.log[0].query["fields"]
+    assert report.batches == 3 and len(report.not_found) == 1200
+
+
+def test_counts_and_citations_from_a_batch(vault_paths) -> None:
+    with ReplayServer() as server:
+        server.add(BATCH, Reply(body=data("s2_batch.json"), content_type=JSON), method="POST")
+        with harvest_context(vault_paths, server) as ctx:
+            report = semantic_scholar.lookup(ctx, IDS)
+            again = semantic_scholar.lookup(ctx, IDS)
+        assert len(server.log) == 1  # ids read today are not asked again
+    assert (report.found, report.not_found) == (2, ["ARXIV:2611.00002"])
+    assert again.skipped_recent == 3 and again.batches == 0
+    build_citations(vault_paths)
+    counts = pl.read_parquet(vault_paths.table("citation_counts")).sort("arxiv_id")
+    assert counts.get_column("arxiv_id").to_list() == ["2611.00001", "2611.00003"]
+    assert counts.get_column("citation_count").to_list() == [12, 0]
+    assert set(counts.get_column("read_at")) == {datetime.now(UTC).date()}
+    cites = pl.read_parquet(vault_paths.table("citations"))
+    assert cites.height == 4
+    assert sorted(cites.get_column("cited_arxiv_id").drop_nulls()) == [
+        "2202.12139", "hep-th/9901001"]
+    assert cites.filter(pl.col("cited_s2_id").is_null()).height == 1  # unresolved reference
+
+
+def test_the_newest_read_wins(vault_paths) -> None:
+    zone = RawZone(vault_paths)
+    old = json.loads(data("s2_batch.json"))
+    new = json.loads(data("s2_batch.json"))
+    new[0]["citationCount"] = 40
+    new[0]["references"] = new[0]["references"][:1]
+    zone.add_bytes(json.dumps(old).encode(), "old.json", "https://s2/old")
+    zone.add_bytes(json.dumps(new).encode(), "new.json", "https://s2/new")
+    build_citations(vault_paths)
+    counts = pl.read_parquet(vault_paths.table("citation_counts"))
+    assert counts.filter(pl.col("arxiv_id") == "2611.00001").get_column(
+        "citation_count").item() == 40
+    assert pl.read_parquet(vault_paths.table("citations")).height == 1
+
+
+def test_api_key_is_sent_in_a_header_and_stored_nowhere(vault_paths, monkeypatch) -> None:
+    monkeypatch.setenv("S2_API_KEY", "s2-secret-key")
+    with ReplayServer() as server:
+        server.add(BATCH, _nulls, method="POST")
+        with harvest_context(vault_paths, server) as ctx:
+            semantic_scholar.lookup(ctx, IDS)
+        assert server.log[0].headers["x-api-key"] == "s2-secret-key"
+        assert "s2-secret-key" not in str(server.log[0].query)
+    assert not [p for p in vault_paths.home.rglob("*")
+                if p.is_file() and b"s2-secret-key" in p.read_bytes()]
+
+
+def test_429_then_success(vault_paths) -> None:
+    with ReplayServer() as server:
+        server.add(BATCH, Reply(429, data("s2_429.json"), content_type=JSON), _nulls,
+                   method="POST")
+        with harvest_context(vault_paths, server) as ctx:
+            report = semantic_scholar.lookup(ctx, IDS)
+        assert len(server.log) == 2 and report.batches == 1
+
+
+def test_an_error_envelope_fails_clearly_and_records_nothing(vault_paths) -> None:
+    with ReplayServer() as server:
+        server.add(BATCH, Reply(400, data("s2_error.json"), content_type=JSON), method="POST")
+        with harvest_context(vault_paths, server) as ctx:
+            with pytest.raises(HarvestError, match=r"HTTP 400.*Unrecognized"):
+                semantic_scholar.lookup(ctx, IDS)
+            assert ctx.cursors.load(semantic_scholar.CURSOR) == {}
+
+
+def test_the_walk_fetches_cited_papers_missing_from_the_vault(vault_paths) -> None:
+    RawZone(vault_paths).import_paths([SAMPLE])  # holds 2202.12139, not hep-th/9901001
+    build_papers(vault_paths)
+    with ReplayServer() as server:
+        server.add(BATCH, Reply(body=data("s2_batch.json"), content_type=JSON), method="POST")
+        server.add("/api/query", Reply(body=(Path(__file__).parent / "data" /
+                                             "atom_old_style.xml").read_bytes()))
+        with harvest_context(vault_paths, server) as ctx:
+            semantic_scholar.lookup(ctx, IDS)
+            build_citations(vault_paths)
+            report = semantic_scholar.walk(ctx)
+            again = semantic_scholar.walk(ctx)
+        asked = server.requests("/api/query")
+        assert [s.query["id_list"] for s in asked] == ["hep-th/9901001"]
+    assert (report.missing, report.without_arxiv_id) == (1, 2)
+    assert again.fetched.requested == 0  # asked once, ever
+    build_papers(vault_paths)
+    ids = pl.read_parquet(vault_paths.table("papers")).get_column("arxiv_id")
+    assert "hep-th/9901001" in ids.to_list()
