@@ -1,0 +1,197 @@
+"""Build every evaluation set from the vault's tables, write them as tables, and write each
+set's card (into `eval_cards` and `$VAULT_HOME/evalsets/cards/<set>.md`).
+
+Order: the labelled submissions of the idea venues get their six-part ideas (incremental);
+the point-, pair- and group-wise sets are drawn from those with an idea; the review-paradigm
+sets come from the ratings alone. Every draw is seeded, so a rebuild with the same tables and
+settings writes the same rows."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import polars as pl
+
+from ..ideas.backends import Backend
+from ..ideas.settings import IdeasSettings
+from ..paths import VaultPaths
+from ..schemas import (
+    EVAL_CARDS,
+    EVAL_EXCLUDED,
+    EVAL_GROUPWISE,
+    EVAL_IDEAS,
+    EVAL_PAIRWISE,
+    EVAL_POINTWISE,
+    EVAL_REVIEW_ANCHORS,
+    EVAL_REVIEW_POPULATION,
+    EVAL_REVIEW_STRATIFIED,
+    TableSchema,
+)
+from ..storage import atomic_write_bytes, read_table, write_table
+from . import metrics as m
+from .candidates import IDEA_SETS, labelled_submissions
+from .cards import render_card, shortfall_dicts
+from .extraction import ExtractionReport, extract_ideas
+from .groupwise import GROUPWISE, groupwise_set
+from .idea_record import IDEA_FIELDS
+from .inputs import excluded_frame, read_inputs
+from .pairwise import PAIRWISE, pairwise_set
+from .pointwise import POINTWISE, pointwise_set
+from .review_paradigm import ANCHORS, POPULATION, STRATIFIED, build_review_sets, eligible
+from .settings import EvalSetsSettings
+from .similarity import topic_space, topic_text
+
+TABLES: dict[str, TableSchema] = {
+    POINTWISE: EVAL_POINTWISE, PAIRWISE: EVAL_PAIRWISE, GROUPWISE: EVAL_GROUPWISE,
+    POPULATION: EVAL_REVIEW_POPULATION, STRATIFIED: EVAL_REVIEW_STRATIFIED,
+    ANCHORS: EVAL_REVIEW_ANCHORS,
+}
+
+
+@dataclass
+class EvalSetsReport:
+    rows: dict[str, int] = field(default_factory=dict)
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    excluded: int = 0
+    extraction: ExtractionReport | None = None
+    similarity_method: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+class _Clock:
+    def __init__(self, report: EvalSetsReport) -> None:
+        self.report, self.last = report, time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.report.seconds[name] = round(now - self.last, 3)
+        self.last = now
+
+
+def cards_dir(paths: VaultPaths):
+    return paths.home / "evalsets" / "cards"
+
+
+def _idea_column(paths: VaultPaths) -> pl.DataFrame:
+    ideas = read_table(paths.table(EVAL_IDEAS.name), EVAL_IDEAS)
+    return ideas.select("forum_id", idea=pl.struct(*IDEA_FIELDS))
+
+
+def _conformed(frame: pl.DataFrame, schema: TableSchema) -> pl.DataFrame:
+    if frame.is_empty() and not set(schema.names) <= set(frame.columns):
+        return pl.from_arrow(schema.empty())  # type: ignore[return-value]
+    return frame
+
+
+def _with_member_columns(groups: pl.DataFrame, pool: pl.DataFrame) -> pl.DataFrame:
+    if groups.is_empty():
+        return groups
+    members = pool.select("forum_id", "year", "title", "abstract", "keywords", "primary_area",
+                          "author_tldr", "ratings", "confidences", "mean_rating", "idea")
+    return groups.join(members, on="forum_id", how="left", maintain_order="left")
+
+
+def _with_pair_ideas(pairs: pl.DataFrame, ideas: pl.DataFrame) -> pl.DataFrame:
+    for side in ("a", "b"):
+        pairs = pairs.join(ideas.rename({"forum_id": f"forum_id_{side}", "idea": f"idea_{side}"}),
+                           on=f"forum_id_{side}", how="left", maintain_order="left")
+    return pairs
+
+
+def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
+                   backend: Backend | None = None, log=print) -> EvalSetsReport:
+    report = EvalSetsReport()
+    clock = _Clock(report)
+    inputs = read_inputs(paths, settings.rating_scale)
+    candidates = labelled_submissions(inputs, settings)
+    clock.lap("read_inputs")
+    report.extraction = extract_ideas(
+        paths, candidates.frame.select("forum_id", "venue_id", "title", "abstract",
+                                       "arxiv_id"),
+        inputs.documents, IdeasSettings.resolve(settings.ideas), settings.prompt, backend, log)
+    clock.lap("ideas")
+    ideas = _idea_column(paths)
+    pool = candidates.frame.join(ideas, on="forum_id", how="inner", maintain_order="left")
+    missing = candidates.frame.join(ideas, on="forum_id", how="anti")
+    excluded = [inputs.excluded, candidates.excluded, excluded_frame([
+        {"set_name": IDEA_SETS, "venue_id": v, "forum_id": f, "note_id": None,
+         "reason": "idea extraction failed (see eval_idea_failures)"}
+        for f, v in missing.select("forum_id", "venue_id").iter_rows()])]
+    pointwise, short = pointwise_set(pool, settings)
+    clock.lap("pointwise")
+    space = topic_space(paths, [topic_text(t, a) for t, a in
+                                pool.select("title", "abstract").iter_rows()],
+                        settings.embedder, settings.embed_batch_size)
+    report.similarity_method = space.method
+    clock.lap("similarity")
+    pairs, pair_short = pairwise_set(pool, space, settings)
+    pairs = _with_pair_ideas(pairs, ideas)
+    clock.lap("pairwise")
+    groups, skipped = groupwise_set(pool, space, settings)
+    groups = _with_member_columns(groups, pool)
+    excluded.append(excluded_frame(skipped))
+    clock.lap("groupwise")
+    review = build_review_sets(inputs, settings)
+    excluded.append(review.excluded)
+    clock.lap("review_sets")
+    frames = {POINTWISE: pointwise, PAIRWISE: pairs, GROUPWISE: groups,
+              POPULATION: review.population, STRATIFIED: review.stratified,
+              ANCHORS: review.anchors}
+    for name, frame in frames.items():
+        frames[name] = _conformed(frame, TABLES[name])
+        report.rows[name] = write_table(paths.table(TABLES[name].name), frames[name],
+                                        TABLES[name])
+    all_excluded = pl.concat(excluded).sort("set_name", "venue_id", "forum_id", "note_id",
+                                            nulls_last=True)
+    report.excluded = write_table(paths.table(EVAL_EXCLUDED.name), all_excluded,
+                                  EVAL_EXCLUDED)
+    clock.lap("write")
+    reviews = inputs.reviews
+    population_basis = eligible(review.population, settings)
+    report.metrics = {
+        POINTWISE: m.pointwise_metrics(frames[POINTWISE], reviews),
+        PAIRWISE: m.pairwise_metrics(frames[PAIRWISE], reviews),
+        GROUPWISE: m.groupwise_metrics(frames[GROUPWISE], reviews),
+        POPULATION: m.review_metrics(frames[POPULATION], reviews, population_basis),
+        STRATIFIED: m.review_metrics(frames[STRATIFIED], reviews),
+        ANCHORS: m.review_metrics(frames[ANCHORS], reviews),
+    }
+    shortfalls = short + pair_short + review.shortfalls
+    for name in (PAIRWISE, GROUPWISE):
+        report.metrics[name] |= {"similarity_method": space.method,
+                                 "similarity_note": space.note}
+    report.metrics[GROUPWISE]["queries_without_group"] = len(skipped)
+    idea_notes = [*candidates.notes, *([f"{missing.height} labelled submission(s) have no "
+                                        "idea (extraction quarantined in eval_idea_failures)"]
+                                       if missing.height else [])]
+    for name in TABLES:
+        report.metrics[name]["shortfalls"] = shortfall_dicts(shortfalls, name)
+        report.metrics[name]["notes"] = (idea_notes if name in (POINTWISE, PAIRWISE, GROUPWISE)
+                                         else review.notes.get(name, []))
+    extraction = report.extraction
+    for name in (POINTWISE, PAIRWISE, GROUPWISE):
+        report.metrics[name]["idea_provenance"] = {
+            f"{extraction.backend} / {extraction.model} / {extraction.prompt_version}":
+                extraction.records}
+    write_cards(paths, settings, report.metrics, report.rows)
+    clock.lap("cards")
+    return report
+
+
+def write_cards(paths: VaultPaths, settings: EvalSetsSettings,
+                metrics: dict[str, dict[str, Any]], rows: dict[str, int]) -> None:
+    built = datetime.now(UTC)
+    config = settings.as_dict()
+    records = []
+    for name, schema in TABLES.items():
+        card = render_card(name, schema.name, metrics[name], config)
+        atomic_write_bytes(cards_dir(paths) / f"{name}.md", card.encode())
+        records.append({"set_name": name, "table_name": schema.name, "rows": rows[name],
+                        "metrics": json.dumps(metrics[name], sort_keys=True, default=str),
+                        "card": card, "settings": json.dumps(config, sort_keys=True),
+                        "settings_fingerprint": settings.fingerprint(), "built_at": built})
+    write_table(paths.table(EVAL_CARDS.name), pl.DataFrame(records), EVAL_CARDS)

@@ -1,0 +1,373 @@
+"""The six-part idea record of every submission in scope, through the vault's own LLM
+backends (`extractive` offline default, `openai`, `vllm`, `batch_file`; chosen and configured
+exactly as in the ideas stage), prompt files and leak checker.
+
+- LLM backends answer the versioned prompt `idea_extract.v1` under the record's JSON schema;
+  an answer that is not valid JSON, breaks the schema or states a measured result is asked
+  again with the reason, then (if only its leaks are wrong) masked sentence by sentence, and
+  otherwise quarantined in `eval_idea_failures`, never dropped.
+- The extractive backend builds the vault's results-masked record of the submission (the
+  same sentence picker and leak checks as the ideas stage) and reads the six parts from it:
+  thesis -> TLDR, why it matters -> motivation, the problem statement -> research question,
+  method flow -> method, evaluation plan -> experimental setting, falsifiable predictions ->
+  expected results.
+
+Incremental like the ideas stage: each submission's input hash (text, backend, model, prompt,
+schema, settings) is the unit of work; a hash with a record or a failure is not asked again,
+and finished batches are checkpointed so a crashed run resumes."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+from pydantic import ValidationError
+
+from ..ideas.backends import Backend, make_backend
+from ..ideas.backends.base import Answer, Request
+from ..ideas.extractive import NOT_STATED
+from ..ideas.injection import looks_like_instruction
+from ..ideas.inputs import ABSTRACT_ONLY, PaperInput, input_hash, load_inputs
+from ..ideas.leaks import RULESET_VERSION, Finding, find_leaks, mask_text, sentences
+from ..ideas.prompting import Prompt, load_prompt
+from ..ideas.settings import IdeasSettings
+from ..ideas.validate import WITHHELD, _parse_json, _schema_errors, describe_leaks
+from ..paths import VaultPaths
+from ..schemas import EVAL_IDEA_FAILURES, EVAL_IDEAS, TableSchema
+from ..storage import read_table, write_table
+from .idea_record import (
+    IDEA_FIELDS,
+    NULLABLE_FIELDS,
+    PLANNING_FIELDS,
+    SCHEMA_VERSION,
+    IdeaRecord,
+)
+
+NO_ARXIV_NOTE = "no arXiv match for this submission, so no full text: title and abstract only"
+
+
+@dataclass
+class ExtractionReport:
+    backend: str
+    model: str
+    prompt_version: str
+    submissions: int = 0
+    reused: int = 0
+    processed: int = 0
+    records: int = 0
+    quarantined: int = 0
+    leaky_answers: int = 0
+    masked_findings: int = 0
+    by_source: dict[str, int] = field(default_factory=dict)
+
+
+def submission_inputs(forums: pl.DataFrame, documents: pl.DataFrame | None
+                      ) -> list[PaperInput]:
+    """One input per submission (keyed by forum id): the full text of its arXiv match where
+    the documents stage converted one, else its title and abstract, saying why."""
+    papers = forums.select(arxiv_id="forum_id", title=pl.col("title").fill_null(""),
+                           abstract=pl.col("abstract").fill_null(""))
+    docs = None
+    if documents is not None:
+        links = forums.select("forum_id", "arxiv_id").filter(pl.col("arxiv_id").is_not_null())
+        docs = (documents.join(links, on="arxiv_id", how="inner")
+                .with_columns(arxiv_id=pl.col("forum_id")).drop("forum_id"))
+    unmatched = set(forums.filter(pl.col("arxiv_id").is_null()).get_column("forum_id"))
+    return [dataclasses.replace(p, note=NO_ARXIV_NOTE)
+            if p.arxiv_id in unmatched and p.source == ABSTRACT_ONLY else p
+            for p in load_inputs(papers, docs)]
+
+
+def from_masked_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The six parts read from a results-masked record of the vault."""
+    def stated(text: str | None) -> str | None:
+        return None if not text or text == NOT_STATED else text
+
+    problem = record["core_problem"]
+    evaluation = record["proposed_evaluation"]
+    plan = [stated(evaluation["setting"])]
+    for name in ("benchmarks", "baselines", "metrics"):
+        if evaluation[name]:
+            plan.append(f"{name.capitalize()}: {', '.join(evaluation[name])}.")
+    predictions = " ".join(p["prediction"] for p in record["falsifiable_predictions"])
+    return {
+        "tldr": record["thesis"],
+        "motivation": problem["why_it_matters"],
+        "research_question": problem["statement"],
+        "method": stated(record["method"]["flow"]),
+        "experimental_setting": " ".join(p for p in plan if p) or None,
+        "expected_results": predictions or None,
+    }
+
+
+class SixPartExtractive(Backend):
+    """The extractive backend, answering with the six parts instead of the whole record."""
+
+    uses_prompt = False
+    deterministic = True
+
+    def __init__(self, inner: Backend) -> None:
+        super().__init__(inner.model)
+        self.inner = inner
+        self.name = inner.name  # type: ignore[misc]
+
+    def generate(self, requests: Sequence[Request]) -> list[Answer]:
+        answers = []
+        for answer in self.inner.generate(requests):
+            if answer.text is None:
+                answers.append(answer)
+                continue
+            six = from_masked_record(json.loads(answer.text))
+            answers.append(dataclasses.replace(answer, text=json.dumps(six,
+                                                                       ensure_ascii=False)))
+        return answers
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def idea_leaks(data: dict[str, Any]) -> list[tuple[str, Finding]]:
+    """Measured results and instruction-like sentences in the six parts."""
+    found = []
+    for name in IDEA_FIELDS:
+        text = data.get(name)
+        if not isinstance(text, str):
+            continue
+        found += [(name, f) for f in find_leaks(text, name in PLANNING_FIELDS)]
+        found += [(name, Finding("instruction", s[:120], s)) for s in sentences(text)
+                  if looks_like_instruction(s)]
+    return found
+
+
+@dataclass
+class Judged:
+    record: IdeaRecord | None
+    reason: str | None = None
+    data: dict[str, Any] | None = None  # schema-valid, only its leaks are wrong
+    leaky: bool = False
+
+
+def judge_idea(answer: Answer) -> Judged:
+    if answer.error:
+        return Judged(None, f"backend error: {answer.error}")
+    if answer.finish_reason == "length":
+        return Judged(None, "the answer was cut off at the token limit (finish_reason=length)")
+    if not answer.text or not answer.text.strip():
+        return Judged(None, "the answer is empty")
+    try:
+        data = _parse_json(answer.text)
+    except json.JSONDecodeError as exc:
+        return Judged(None, f"the answer is not JSON: {exc}")
+    if not isinstance(data, dict):
+        return Judged(None, f"the answer is JSON but not an object ({type(data).__name__})")
+    try:
+        record = IdeaRecord.model_validate(data)
+    except ValidationError as exc:
+        return Judged(None, f"the answer does not match the schema: {_schema_errors(exc)}")
+    leaks = idea_leaks(record.model_dump())
+    if leaks:
+        return Judged(None, describe_leaks(leaks), record.model_dump(), True)
+    return Judged(record)
+
+
+def mask_idea(data: dict[str, Any]) -> tuple[IdeaRecord | None, list[tuple[str, Finding]]]:
+    """Drop every sentence with a result or an instruction; a required part left empty says
+    it was withheld, an optional one becomes null."""
+    removed: list[tuple[str, Finding]] = []
+    masked: dict[str, Any] = {}
+    for name in IDEA_FIELDS:
+        text = data.get(name)
+        if not isinstance(text, str):
+            masked[name] = text
+            continue
+        result = mask_text(text, name in PLANNING_FIELDS)
+        removed += [(name, f) for f in result.findings]
+        kept = []
+        for sentence in sentences(result.text):
+            if looks_like_instruction(sentence):
+                removed.append((name, Finding("instruction", sentence[:120], sentence)))
+            else:
+                kept.append(sentence)
+        joined = " ".join(kept)
+        masked[name] = joined or (None if name in NULLABLE_FIELDS else WITHHELD)
+    try:
+        record = IdeaRecord.model_validate(masked)
+    except ValidationError:
+        return None, removed
+    return (None if idea_leaks(record.model_dump()) else record), removed
+
+
+@dataclass
+class _Outcome:
+    request: Request
+    attempts: int
+    reasons: list[str]
+    answer: Answer
+    record: IdeaRecord | None = None
+    removed: list[tuple[str, Finding]] = field(default_factory=list)
+    leaky: bool = False
+
+
+def ask(backend: Backend, requests: Sequence[Request], prompt: Prompt, max_retries: int
+        ) -> list[_Outcome]:
+    """Every request ends with a record or a list of reasons."""
+    state = {r.custom_id: _Outcome(r, 0, [], Answer(r.custom_id, None)) for r in requests}
+    pending = list(requests)
+    rounds = 1 if backend.deterministic else 1 + max(0, max_retries)
+    for round_ in range(rounds):
+        if not pending:
+            break
+        answers = {a.custom_id: a for a in backend.generate(pending)}
+        again = []
+        for request in pending:
+            outcome = state[request.custom_id]
+            outcome.answer = answers.get(request.custom_id) or Answer(
+                request.custom_id, None, error="the backend returned no answer")
+            outcome.attempts += 1
+            verdict = judge_idea(outcome.answer)
+            outcome.leaky |= verdict.leaky
+            if verdict.record is not None:
+                outcome.record = verdict.record
+                continue
+            outcome.reasons.append(verdict.reason or "rejected")
+            if round_ < rounds - 1:
+                messages = prompt.repair_messages(list(outcome.request.messages),
+                                                  outcome.answer.text or "",
+                                                  verdict.reason or "")
+                again.append(dataclasses.replace(request, messages=tuple(messages)))
+            elif verdict.data is not None:
+                outcome.record, outcome.removed = mask_idea(verdict.data)
+                if outcome.record is None:
+                    outcome.reasons.append("masking its leaks left no valid record")
+        pending = again
+    return list(state.values())
+
+
+def _frame(rows: list[dict], schema: TableSchema) -> pl.DataFrame:
+    return pl.from_arrow(pa.Table.from_pylist(rows, schema=schema.arrow))  # type: ignore
+
+
+def _rows(outcomes: list[_Outcome], backend: Backend, prompt_version: str,
+          venues: dict[str, str]) -> tuple[list[dict], list[dict]]:
+    now = datetime.now(UTC)
+    records, failures = [], []
+    for item in outcomes:
+        paper = item.request.paper
+        base = {"forum_id": paper.arxiv_id, "venue_id": venues[paper.arxiv_id],
+                "backend": backend.name, "model": backend.model,
+                "prompt_version": prompt_version, "input_hash": item.request.custom_id,
+                "input_source": paper.source, "input_note": paper.note,
+                "attempts": item.attempts}
+        if item.record is not None:
+            records.append({**base, **item.record.model_dump(),
+                            "schema_version": SCHEMA_VERSION, "leaky_answer": item.leaky,
+                            "masked_findings": [{"field": p, "kind": f.kind, "match": f.match}
+                                                for p, f in item.removed],
+                            "created_at": now})
+        else:
+            failures.append({**base, "reason": item.reasons[-1], "reasons": item.reasons,
+                             "raw_answer": item.answer.text,
+                             "finish_reason": item.answer.finish_reason, "failed_at": now})
+    return records, failures
+
+
+def _checkpoint_dir(paths: VaultPaths):
+    return paths.scratch / "evalsets_ideas"
+
+
+def _previous(paths: VaultPaths, schema: TableSchema, kind: str) -> pl.DataFrame:
+    frames = [read_table(paths.table(schema.name), schema)]
+    saved = sorted(_checkpoint_dir(paths).glob(f"*.{kind}.parquet"))
+    frames += [pl.read_parquet(f) for f in saved]
+    frame = pl.concat([f.select(schema.names) for f in frames], how="vertical_relaxed")
+    return frame.unique("input_hash", keep="last", maintain_order=True)
+
+
+def extract_ideas(paths: VaultPaths, forums: pl.DataFrame, documents: pl.DataFrame | None,
+                  ideas: IdeasSettings, prompt_name: str, backend: Backend | None = None,
+                  log=print) -> ExtractionReport:
+    """Write `eval_ideas` and `eval_idea_failures` for ``forums`` (forum_id, venue_id, title,
+    abstract, arxiv_id); earlier rows of other submissions are kept."""
+    own = backend is None
+    backend = backend or make_backend(ideas)
+    if backend.name == "extractive" and not isinstance(backend, SixPartExtractive):
+        backend = SixPartExtractive(backend)
+    prompt = load_prompt(prompt_name)
+    prompt_version = prompt.version if backend.uses_prompt else "none"
+    report = ExtractionReport(backend.name, backend.model, prompt_version)
+    try:
+        inputs = submission_inputs(forums, documents)
+        venues = dict(forums.select("forum_id", "venue_id").iter_rows())
+        schema = IdeaRecord.model_json_schema()
+        key_settings = f"{ideas.generation_key()}|{RULESET_VERSION}"
+        requests = [Request(
+            input_hash(p, backend=backend.name, model=backend.model,
+                       prompt_version=prompt_version, schema_version=SCHEMA_VERSION,
+                       settings_key=key_settings),
+            p, tuple(prompt.messages(p.arxiv_id, p.markdown(ideas.max_input_chars))
+                     if backend.uses_prompt else ()), schema, "idea_record")
+            for p in inputs]
+        report.submissions = len(requests)
+        report.by_source = dict(Counter(r.paper.source for r in requests))
+        old_records = _previous(paths, EVAL_IDEAS, "records")
+        old_failures = _previous(paths, EVAL_IDEA_FAILURES, "failures")
+        done = set(old_records.get_column("input_hash").to_list())
+        if ideas.retry_failures:
+            old_failures = old_failures.clear()
+        skip = done | set(old_failures.get_column("input_hash").to_list())
+        todo = [r for r in requests if r.custom_id not in skip]
+        report.reused = len(requests) - len(todo)
+        log(f"evaluation ideas: {len(requests)} submissions, {report.reused} unchanged, "
+            f"{len(todo)} to extract with {backend.name} ({backend.model})")
+        folder = _checkpoint_dir(paths)
+        for start in range(0, len(todo), max(1, ideas.batch_size)):
+            batch = todo[start:start + ideas.batch_size]
+            outcomes = ask(backend, batch, prompt, ideas.max_retries)
+            records, failures = _rows(outcomes, backend, prompt_version, venues)
+            key = batch[0].custom_id[:16]
+            write_table(folder / f"{key}.records.parquet", _frame(records, EVAL_IDEAS),
+                        EVAL_IDEAS)
+            write_table(folder / f"{key}.failures.parquet",
+                        _frame(failures, EVAL_IDEA_FAILURES), EVAL_IDEA_FAILURES)
+            report.processed += len(batch)
+            report.leaky_answers += sum(o.leaky for o in outcomes)
+            report.masked_findings += sum(len(o.removed) for o in outcomes)
+        all_records = _previous(paths, EVAL_IDEAS, "records")
+        fresh = set(all_records.get_column("input_hash").to_list())
+        all_failures = _previous(paths, EVAL_IDEA_FAILURES, "failures").filter(
+            ~pl.col("input_hash").is_in(list(fresh)))
+        # one row per submission: the record (or failure) of its current input hash wins
+        current_hash = {r.paper.arxiv_id: r.custom_id for r in requests}
+        all_records = _latest(all_records, current_hash)
+        all_failures = _latest(all_failures, current_hash).filter(
+            ~pl.col("forum_id").is_in(all_records.get_column("forum_id").to_list()))
+        report.records = write_table(paths.table(EVAL_IDEAS.name),
+                                     all_records.sort("forum_id"), EVAL_IDEAS)
+        report.quarantined = write_table(paths.table(EVAL_IDEA_FAILURES.name),
+                                         all_failures.sort("forum_id"), EVAL_IDEA_FAILURES)
+        for file in folder.glob("*.parquet"):
+            file.unlink(missing_ok=True)
+    finally:
+        if own:
+            backend.close()
+    return report
+
+
+def _latest(frame: pl.DataFrame, current_hash: dict[str, str]) -> pl.DataFrame:
+    """One row per forum: the row of its current input hash if any, else its newest row
+    (a submission out of scope this time keeps its last record)."""
+    current = pl.DataFrame({"forum_id": list(current_hash),
+                            "_hash": list(current_hash.values())},
+                           schema={"forum_id": pl.String, "_hash": pl.String})
+    ranked = frame.join(current, on="forum_id", how="left", maintain_order="left").with_columns(
+        _current=(pl.col("input_hash") == pl.col("_hash")).fill_null(False))
+    return (ranked.filter(pl.col("_hash").is_null() | pl.col("_current"))
+            .unique("forum_id", keep="last", maintain_order=True)
+            .drop("_hash", "_current"))

@@ -1,0 +1,173 @@
+"""What the evaluation sets read: `submissions`, `reviews`, `documents` and
+`citation_counts`, with every official review's rating checked once.
+
+A review counts towards a paper's ratings only with a numeric rating inside the venue scale
+(default 1-10). The `reviews` stage already reads "8: accept, good paper" as 8; what it could
+not read (no rating, words only, a number off the scale) becomes an `eval_excluded` row with
+the review's id and the text it gave, never a silent gap in a rating list."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import polars as pl
+
+from ..documents.cleaning import truncate
+from ..paths import VaultPaths
+from ..reviews import title_key
+from ..reviews_parse import RATING_ALIASES
+from ..schemas import CITATION_COUNTS, DOCUMENTS, REVIEWS, SUBMISSIONS
+from ..storage import read_table
+
+RATINGS_SCOPE = "ratings"  # `set_name` of exclusions that concern every set
+_RATING_SECTION = re.compile(
+    rf"^## (?:{'|'.join([*RATING_ALIASES, 'recommendation'])})\n\n(?P<raw>.*?)(?=\n\n## |\Z)",
+    re.MULTILINE | re.DOTALL)
+FULL_TEXT_SOURCES = ("latex", "pdf")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    submissions: pl.DataFrame
+    reviews: pl.DataFrame  # official reviews with a valid rating
+    excluded: pl.DataFrame  # reviews whose rating could not be used, with the reason
+    documents: pl.DataFrame | None  # the documents table (rows with an arXiv id)
+    citation_counts: pl.DataFrame | None
+
+
+def excluded_frame(rows: list[dict]) -> pl.DataFrame:
+    schema = {"set_name": pl.String, "venue_id": pl.String, "forum_id": pl.String,
+              "note_id": pl.String, "reason": pl.String}
+    return pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
+
+
+def rating_text(text: str | None) -> str | None:
+    """The rating a review gave as words (the `reviews` stage keeps unreadable rating
+    strings in the review's Markdown text under `## rating`)."""
+    match = _RATING_SECTION.search(text or "")
+    return " ".join(match.group("raw").split())[:120] if match else None
+
+
+def check_ratings(reviews: pl.DataFrame, scale: tuple[float, float]
+                  ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(official reviews with a usable rating, exclusions of the others with reasons)."""
+    low, high = scale
+    official = reviews.filter(pl.col("kind") == "review")
+    usable = pl.col("rating").is_not_null() & pl.col("rating").is_between(low, high)
+    rows = []
+    for row in official.filter(~usable).iter_rows(named=True):
+        if row["rating"] is not None:
+            reason = f"rating {row['rating']:g} is outside the scale {low:g}-{high:g}"
+        elif (raw := rating_text(row["text"])) is not None:
+            reason = f"rating {raw!r} is not a number"
+        else:
+            reason = "the review gives no rating"
+        rows.append({"set_name": RATINGS_SCOPE, "venue_id": row["venue_id"],
+                     "forum_id": row["forum_id"], "note_id": row["note_id"],
+                     "reason": reason})
+    kept = official.filter(usable).sort("forum_id", "created", "note_id", nulls_last=True)
+    return kept, excluded_frame(rows)
+
+
+def usable_documents(documents: pl.DataFrame | None) -> pl.DataFrame | None:
+    if documents is None or documents.is_empty():
+        return None
+    return (documents.filter(pl.col("arxiv_id").is_not_null() & (pl.col("status") == "ok")
+                             & pl.col("source").is_in(FULL_TEXT_SOURCES)
+                             & (pl.col("text").str.strip_chars().str.len_chars() > 0))
+            .select("arxiv_id", "source", "text", "truncated", "n_chars")
+            .unique("arxiv_id", keep="first", maintain_order=True))
+
+
+def read_inputs(paths: VaultPaths, scale: tuple[float, float]) -> Inputs:
+    submissions = read_table(paths.table(SUBMISSIONS.name), SUBMISSIONS)
+    reviews, excluded = check_ratings(read_table(paths.table(REVIEWS.name), REVIEWS), scale)
+    documents_file = paths.table(DOCUMENTS.name)
+    documents = (pl.read_parquet(documents_file).filter(pl.col("arxiv_id").is_not_null())
+                 if documents_file.exists() else None)
+    counts_file = paths.table(CITATION_COUNTS.name)
+    counts = pl.read_parquet(counts_file) if counts_file.exists() else None
+    return Inputs(submissions, reviews, excluded, documents, counts)
+
+
+def attach_ratings(frame: pl.DataFrame, reviews: pl.DataFrame) -> pl.DataFrame:
+    """`ratings`, `confidences` (valid reviews, in review order), their count, mean and sd."""
+    per_paper = reviews.group_by("forum_id", maintain_order=True).agg(
+        ratings=pl.col("rating"), confidences=pl.col("confidence").drop_nulls(),
+        rated_reviews=pl.len().cast(pl.Int32))
+    joined = frame.drop([c for c in ("ratings", "confidences", "mean_rating")
+                         if c in frame.columns]).join(per_paper, on="forum_id", how="left",
+                                                      maintain_order="left")
+    return joined.with_columns(
+        ratings=pl.col("ratings").fill_null(pl.lit([], pl.List(pl.Float64))),
+        confidences=pl.col("confidences").fill_null(pl.lit([], pl.List(pl.Float64))),
+        rated_reviews=pl.col("rated_reviews").fill_null(0),
+        mean_rating=pl.col("ratings").list.mean(),
+        rating_sd=pl.col("ratings").list.std(ddof=1),
+    )
+
+
+def attach_citations(frame: pl.DataFrame, counts: pl.DataFrame | None) -> pl.DataFrame:
+    """Citation count and read date where Semantic Scholar matched: by arXiv id, else by
+    exactly one paper with the same normalised title."""
+    columns = {"s2_id": pl.String, "citation_count": pl.Int64,
+               "influential_citation_count": pl.Int64, "citations_read_at": pl.Date,
+               "citation_match": pl.String}
+    if counts is None or counts.is_empty():
+        return frame.with_columns(*(pl.lit(None, dtype).alias(name)
+                                    for name, dtype in columns.items()))
+    counts = counts.sort("read_at", descending=True, nulls_last=True)
+    keep = ["s2_id", "citation_count", "influential_citation_count", "read_at"]
+    by_id = (counts.filter(pl.col("arxiv_id").is_not_null())
+             .unique("arxiv_id", keep="first").select("arxiv_id", *keep))
+    by_title = (counts.with_columns(key=title_key("title"))
+                .filter(pl.col("key").str.len_chars() > 0)
+                .filter(pl.len().over("key") == 1).select("key", *keep))
+    titled = by_title.rename({name: f"{name}_t" for name in keep})
+    joined = (frame.with_columns(_key=title_key("title"))
+              .join(by_id, on="arxiv_id", how="left", maintain_order="left")
+              .join(titled, left_on="_key", right_on="key", how="left", maintain_order="left"))
+    result = joined.with_columns(
+        citation_match=pl.when(pl.col("s2_id").is_not_null()).then(pl.lit("arxiv_id"))
+        .when(pl.col("s2_id_t").is_not_null()).then(pl.lit("title")),
+        **{name: pl.coalesce(pl.col(name), pl.col(f"{name}_t")) for name in keep},
+    )
+    return (result.rename({"read_at": "citations_read_at"})
+            .drop("_key", *(f"{name}_t" for name in keep)))
+
+
+def attach_representations(frame: pl.DataFrame, documents: pl.DataFrame | None,
+                           max_chars: int) -> pl.DataFrame:
+    """The two input representations of seed 001: title + abstract, and the cleaned full
+    text cut at ``max_chars`` (the title and abstract when no full text converted)."""
+    docs = usable_documents(documents)
+    docs = docs if docs is not None else pl.DataFrame(
+        schema={"arxiv_id": pl.String, "source": pl.String, "text": pl.String,
+                "truncated": pl.Boolean, "n_chars": pl.Int64})
+    joined = frame.join(docs.rename({"source": "_src", "text": "_text",
+                                     "truncated": "_cut", "n_chars": "_chars"}),
+                        on="arxiv_id", how="left", maintain_order="left")
+    short = pl.concat_str([pl.col("title").fill_null(""), pl.col("abstract").fill_null("")],
+                          separator="\n\n")
+    texts, cut = [], []
+    for body, already in joined.select("_text", "_cut").iter_rows():
+        if body is None:
+            texts.append(None)
+            cut.append(False)
+            continue
+        kept, was_cut = truncate(body, max_chars)
+        texts.append(kept)
+        cut.append(bool(was_cut or already))
+    note = (pl.when(pl.col("arxiv_id").is_null())
+            .then(pl.lit("no arXiv match for this submission: title and abstract only"))
+            .otherwise(pl.lit("no converted full text for its arXiv id: title and abstract "
+                              "only")))
+    return joined.with_columns(
+        title_abstract=short,
+        full_text=pl.coalesce(pl.Series(texts, dtype=pl.String), short),
+        full_text_source=pl.coalesce(pl.col("_src"), pl.lit("abstract_only")),
+        full_text_truncated=pl.Series(cut, dtype=pl.Boolean),
+        full_text_chars=pl.col("_chars"),
+        full_text_note=pl.when(pl.col("_text").is_null()).then(note),
+    ).drop("_src", "_text", "_cut", "_chars")

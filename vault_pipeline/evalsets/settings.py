@@ -1,0 +1,117 @@
+"""Settings of the evaluation sets, with the seeds' choices as defaults.
+
+Quotas are per venue. The point-wise defaults follow InnoEval's proportions (Reject 138,
+Poster 66, Spotlight 9, Oral 4 over two venues), the pair quotas its 172 easy and 200 hard
+pairs, the group settings its 172 groups retrieved from a pool of 800 reranked to 120. The
+review-paradigm defaults are those of seed 001: ICLR 2025 scored population, 30 papers per
+integer score bin 2-8 (every paper in the other bins), accept threshold 6, an anchor set of
+100 zero-variance ICLR 2024 papers, full text truncated at 30,000 characters."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from ..errors import VaultError
+
+LABELS = ("Reject", "Poster", "Spotlight", "Oral")
+OFF_TRACK = ("Withdrawn", "Desk rejected")  # decisions that are not a verdict on the idea
+PAIR_TYPES = {  # name: (lower label, higher label, easy or hard)
+    "reject-oral": ("Reject", "Oral", "easy"),
+    "poster-oral": ("Poster", "Oral", "hard"),
+    "reject-poster": ("Reject", "Poster", "hard"),
+    "poster-spotlight": ("Poster", "Spotlight", "hard"),
+}
+WITHDRAWN_MODES = ("exclude", "label")
+BIN_RULES = ("floor", "round")
+LEXICAL = "lexical"  # the similarity used when asked for, or when no embedder is installed
+
+
+@dataclass(frozen=True)
+class EvalSetsSettings:
+    seed: int = 0
+    # idea sets (seed 000)
+    idea_venues: tuple[str, ...] = ("ICLR.cc/2025/Conference", "NeurIPS.cc/2025/Conference")
+    pointwise_quota: dict[str, int] = field(default_factory=lambda: {
+        "Reject": 69, "Poster": 33, "Spotlight": 5, "Oral": 2})
+    withdrawn: str = "exclude"  # or "label": Withdrawn / Desk rejected as labels of their own
+    pair_quota: dict[str, int] = field(default_factory=lambda: {
+        "reject-oral": 86, "poster-oral": 35, "reject-poster": 34, "poster-spotlight": 32})
+    pair_min_similarity: float | None = None  # None: the nearest partner, however far
+    groups_per_venue: int = 86
+    group_pool: int = 800  # retrieval: nearest candidates by similarity
+    group_top_k: int = 120  # kept after reranking
+    group_min_labels: int = 3  # distinct labels a group must span
+    rerank_area_bonus: float = 0.05  # added to the similarity of a same-primary-area candidate
+    rerank_keyword_weight: float = 0.10  # times the Jaccard overlap of author keywords
+    embedder: str = "embedded"  # `embedded`, a model folder or hub id, or `lexical`
+    embed_batch_size: int = 64
+    # idea extraction: the vault's LLM backends (`backend`, `model`, ... as in the ideas stage)
+    prompt: str = "idea_extract.v1"
+    ideas: dict[str, Any] = field(default_factory=dict)
+    # review-paradigm sets (seed 001)
+    review_venue: str = "ICLR.cc/2025/Conference"
+    anchor_venue: str = "ICLR.cc/2024/Conference"
+    anchor_size: int = 100
+    anchor_min_reviews: int = 2
+    accept_threshold: float = 6.0
+    per_bin: int = 30
+    dense_bins: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
+    bin_rule: str = "floor"  # integer score bin of a mean rating: floor (5.75 -> 5) or round
+    include_withdrawn: bool = False  # in the stratified sample, anchors and reliability
+    rating_scale: tuple[float, float] = (1.0, 10.0)
+    max_text_chars: int = 30_000
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.withdrawn not in WITHDRAWN_MODES:
+            problems.append(f"withdrawn must be one of {WITHDRAWN_MODES}")
+        if self.bin_rule not in BIN_RULES:
+            problems.append(f"bin_rule must be one of {BIN_RULES}")
+        known = set(LABELS) | set(OFF_TRACK)
+        problems += [f"unknown point-wise label {k!r} (known: {sorted(known)})"
+                     for k in self.pointwise_quota if k not in known]
+        problems += [f"unknown pair type {k!r} (known: {sorted(PAIR_TYPES)})"
+                     for k in self.pair_quota if k not in PAIR_TYPES]
+        quotas = [*self.pointwise_quota.values(), *self.pair_quota.values(),
+                  self.groups_per_venue, self.anchor_size, self.per_bin]
+        if any(int(q) < 0 for q in quotas):
+            problems.append("quotas cannot be negative")
+        if not 1 <= self.group_top_k <= self.group_pool:
+            problems.append("group_top_k must be between 1 and group_pool")
+        if self.group_min_labels < 2:
+            problems.append("group_min_labels must be at least 2")
+        low, high = self.rating_scale
+        if not low < high:
+            problems.append("rating_scale must be (low, high) with low < high")
+        if self.max_text_chars < 1:
+            problems.append("max_text_chars must be positive")
+        if problems:
+            raise VaultError("evaluation-set settings: " + "; ".join(problems))
+
+    @classmethod
+    def resolve(cls, overrides: Mapping[str, Any] | None = None) -> EvalSetsSettings:
+        """Defaults with the given (non-null) values replaced; unknown names are an error."""
+        values = {k: v for k, v in (overrides or {}).items() if v is not None}
+        unknown = set(values) - {f.name for f in fields(cls)}
+        if unknown:
+            raise VaultError(f"unknown evaluation-set settings: {sorted(unknown)}")
+        for name in ("idea_venues", "dense_bins", "rating_scale"):
+            if name in values:
+                values[name] = tuple(values[name])
+        return cls(**values)
+
+    def replace(self, **changes: Any) -> EvalSetsSettings:
+        return dataclasses.replace(self, **changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        return json.loads(json.dumps(dataclasses.asdict(self), default=list))
+
+    def fingerprint(self) -> str:
+        """Short hash of every setting, recorded with each set."""
+        text = json.dumps(self.as_dict(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
