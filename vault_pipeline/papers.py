@@ -39,6 +39,7 @@ DESCENDING = [True, True, False, False, False]
 # Level 1: about half the CPU of Polars' default level (3), for a few percent more bytes.
 COMPRESSION = {"compression": "zstd", "compression_level": 1}
 POSITION = pl.Schema({"position": pl.Int64})
+ROW_GROUP = 20_000  # rows the Parquet sink buffers (its default buffers ~750 MB of papers)
 
 T = TypeVar("T")
 
@@ -78,10 +79,6 @@ class Staging:
 
     rows: Path
     positions: Path
-
-    def scan(self) -> pl.LazyFrame:
-        return pl.concat([pl.scan_parquet(self.rows), pl.scan_parquet(self.positions)],
-                         how="horizontal")
 
 
 def _one_ahead(items: Iterator[T]) -> Iterator[T]:
@@ -141,15 +138,22 @@ def duplicated_ids(staging: Staging) -> pl.DataFrame:
 
 
 def resolve_duplicates(staging: Staging, duplicated: pl.DataFrame) -> pl.LazyFrame:
-    """One row per arxiv_id: the newest version, its gaps filled from older records."""
-    staged = staging.scan()
-    singles = staged.join(duplicated.lazy(), on="arxiv_id", how="anti")
+    """One row per arxiv_id: the newest version, its gaps filled from older records.
+
+    Papers staged once stream through a filter against the set of duplicated ids (a
+    streaming anti-join would buffer its whole input); only the copies of duplicated papers
+    are sorted and merged in memory, with their positions joined by row number."""
+    ids = duplicated.get_column("arxiv_id").implode()
+    rows = pl.scan_parquet(staging.rows)
+    singles = rows.filter(~pl.col("arxiv_id").is_in(ids))
+    positions = pl.scan_parquet(staging.positions).with_row_index("_row")
     merged = (
-        staged.join(duplicated.lazy(), on="arxiv_id", how="semi")
+        rows.with_row_index("_row").filter(pl.col("arxiv_id").is_in(ids))
+        .join(positions, on="_row")
         .with_columns(_source_rank=pl.col("source").replace_strict(SOURCE_RANK, default=9))
         .sort(ORDER, descending=DESCENDING, nulls_last=True)
         .group_by("arxiv_id", maintain_order=True)
-        .agg(pl.all().exclude("arxiv_id", "_source_rank").drop_nulls().first())
+        .agg(pl.all().exclude("arxiv_id", "_source_rank", "_row").drop_nulls().first())
     )
     return pl.concat([singles, merged], how="diagonal").select(PAPERS.names)
 
@@ -167,7 +171,7 @@ def build_papers(paths: VaultPaths) -> PapersReport:
         with atomic_path(paths.table(PAPERS.name)) as tmp:
             if duplicated.height:
                 resolved = resolve_duplicates(staging, duplicated).cast(PAPERS.polars)  # type: ignore[arg-type]
-                resolved.sink_parquet(tmp, **COMPRESSION)
+                resolved.sink_parquet(tmp, row_group_size=ROW_GROUP, **COMPRESSION)
             else:  # already one row per paper, in the table's schema and compression
                 os.replace(staging.rows, tmp)
         papers = pl.scan_parquet(paths.table(PAPERS.name))
