@@ -131,7 +131,7 @@ def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
     pairs, pair_short = pairwise_set(pool, space, settings)
     pairs = _with_pair_ideas(pairs, ideas)
     clock.lap("pairwise")
-    groups, skipped = groupwise_set(pool, space, settings)
+    groups, skipped, group_short = groupwise_set(pool, space, settings)
     groups = _with_member_columns(groups, pool)
     excluded.append(excluded_frame(skipped))
     clock.lap("groupwise")
@@ -160,7 +160,7 @@ def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
         STRATIFIED: m.review_metrics(frames[STRATIFIED], reviews),
         ANCHORS: m.review_metrics(frames[ANCHORS], reviews),
     }
-    shortfalls = short + pair_short + review.shortfalls
+    shortfalls = short + pair_short + group_short + review.shortfalls
     for name in (PAIRWISE, GROUPWISE):
         report.metrics[name] |= {"similarity_method": space.method,
                                  "similarity_note": space.note}

@@ -160,8 +160,8 @@ def submission_note(venue: str, forum_id: str, number: int, *, title: str, abstr
 def idea_text(topic: Topic, rng: random.Random) -> tuple[str, str, str]:
     """(title, abstract, TL;DR) of an invented submission on ``topic``; the abstract states
     one measured result, as real abstracts do, for the leak checker to withhold."""
-    name = f"{topic.method.title().replace(' ', '').replace('-', '')}{rng.randint(1, 99)}"
-    title = f"{rng.choice(_ADJECTIVES)} {topic.method} for {topic.problem}"
+    name = f"{topic.method.title().replace(' ', '').replace('-', '')}{rng.randint(10, 9999)}"
+    title = f"{name}: {rng.choice(_ADJECTIVES)} {topic.method} for {topic.problem}"
     gain = rng.choice(("2.1", "3.4", "4.8", "5.5", "7.2"))
     abstract = (
         f"This constructed abstract is about {topic.problem}. "
@@ -174,7 +174,7 @@ def idea_text(topic: Topic, rng: random.Random) -> tuple[str, str, str]:
         f"{name} improves {topic.metric} by {gain}% over {topic.baseline} on "
         f"{topic.datasets[0]}.")
     tldr = f"Constructed TL;DR: {topic.method} with {topic.component} for {topic.problem}."
-    return title[0].upper() + title[1:], abstract, tldr
+    return title, abstract, tldr
 
 
 def _decide(means: list[float], shares: dict[str, float], rng: random.Random) -> list[str]:
@@ -193,10 +193,11 @@ def _decide(means: list[float], shares: dict[str, float], rng: random.Random) ->
 def constructed_venue(venue: str, submissions: int, seed: int = 0, *,
                       rating_style: str = "number", decided: bool = True,
                       withdrawn_share: float = 0.2, desk_rejected_share: float = 0.01,
-                      shares: dict[str, float] | None = None,
+                      unanimous_share: float = 0.04, shares: dict[str, float] | None = None,
                       first_number: int = 1) -> list[dict[str, Any]]:
     """Submission notes (with reviews and decisions) of an invented venue. ``rating_style``:
-    `number` (ICLR 2025) or `string` ("8: accept, good paper", ICLR 2024)."""
+    `number` (ICLR 2025) or `string` ("8: accept, good paper", ICLR 2024);
+    ``unanimous_share``: submissions whose reviewers all give the same rating."""
     rng = random.Random(f"{venue}:{seed}")
     shares = shares or {"Oral": 0.018, "Spotlight": 0.05, "Poster": 0.25}
     quality = [rng.gauss(0, 1) for _ in range(submissions)]
@@ -207,6 +208,9 @@ def constructed_venue(venue: str, submissions: int, seed: int = 0, *,
         ratings.append([min(ICLR_RATINGS, key=lambda r, q=q: abs(r - (5.0 + 1.3 * q
                                                                       + rng.gauss(0, 1.6))))
                         for _ in range(k)])
+    for i in range(submissions):
+        if rng.random() < unanimous_share:
+            ratings[i] = [ratings[i][0]] * len(ratings[i])
     means = [sum(r) / len(r) for r in ratings]
     labels: list[str | None] = list(_decide(means, shares, rng)) if decided else \
         [None] * submissions
@@ -252,3 +256,66 @@ def write_pages(notes: list[dict[str, Any]], folder: Path, stem: str,
         path.write_text(json.dumps({"notes": page, "count": len(notes)}, ensure_ascii=False))
         files.append(path)
     return files
+
+
+# Three sample submissions carry the titles and first authors of arXiv papers of the bundled
+# sample (CC0 metadata), so the `reviews` stage links them to those papers and the full-text
+# input representation has converted documents to show.
+_LINKED = (("Testing Deep Learning Models: A First Comparative Study of Multiple Testing "
+            "Techniques", "Mohit Kumar Ahuja", "Poster"),
+           ("Automated Test Generation for REST APIs: No Time to Rest Yet", "Myeongsoo Kim",
+            "Reject"),
+           ("Towards Explainable Test Case Prioritisation with Learning-to-Rank Models",
+            "Aurora Ramírez", "Spotlight"))
+SAMPLE_VENUE, SAMPLE_ANCHOR_VENUE = "ICLR.cc/2025/Conference", "ICLR.cc/2024/Conference"
+
+
+def sample_pages() -> dict[str, Any]:
+    """The bundled sample's constructed OpenReview pages and Semantic Scholar batch, by file
+    name: an ICLR 2025-like venue (numeric ratings, every decision kind, one review whose
+    rating is words only, a desk rejection without reviews, three submissions linked to
+    sample arXiv papers) and an ICLR 2024-like one ("8: accept, good paper" ratings)."""
+    shares = {"Oral": 0.08, "Spotlight": 0.1, "Poster": 0.3}
+    iclr25 = constructed_venue(SAMPLE_VENUE, 48, seed=2025, shares=shares)
+    rng = random.Random(7)
+    for i, (title, author, label) in enumerate(_LINKED):
+        number = 900 + i
+        forum = f"linked{i:04d}"
+        replies = [review_reply(SAMPLE_VENUE, number, f"rlink{i}{j}", rating, 3,
+                                _BASE_MS + 3_700_000_000 + j)
+                   for j, rating in enumerate(rng.choice(((6, 8, 6), (3, 5, 5), (8, 8, 6))))]
+        decision = "Reject" if label == "Reject" else f"Accept ({label})"
+        replies.append(decision_reply(SAMPLE_VENUE, number, f"dlink{i}", decision,
+                                      _BASE_MS + 9_000_000_000))
+        topic = TOPICS[i]
+        iclr25.append(submission_note(
+            SAMPLE_VENUE, forum, number, title=title,
+            abstract=f"Constructed submission record for the sample arXiv paper of this "
+                     f"title. {idea_text(topic, rng)[1]}",
+            authors=[author, "Ada Example"], keywords=list(topic.keywords),
+            primary_area=topic.area, tldr=None, label=label, replies=replies,
+            when_ms=_BASE_MS + number))
+    worded = next(n for n in iclr25 if n["details"]["replies"])
+    worded["details"]["replies"][0]["content"]["rating"] = {"value": "very promising!"}
+    iclr24 = constructed_venue(SAMPLE_ANCHOR_VENUE, 40, seed=2024, rating_style="string",
+                               unanimous_share=0.3)
+    cited = [n for n in iclr25 if n["content"]["venueid"]["value"] == SAMPLE_VENUE][:6]
+    s2 = [{"paperId": hashlib.sha1(n["id"].encode()).hexdigest(),
+           "externalIds": {"CorpusId": 100 + i},
+           "title": n["content"]["title"]["value"], "year": 2025,
+           "citationCount": 3 + 7 * i, "influentialCitationCount": i,
+           "referenceCount": 40} for i, n in enumerate(cited)]
+    return {"openreview-iclr2025-constructed.json": {"notes": iclr25, "count": len(iclr25)},
+            "openreview-iclr2024-constructed.json": {"notes": iclr24, "count": len(iclr24)},
+            "s2-batch-constructed.json": s2}
+
+
+if __name__ == "__main__":  # python -m vault_pipeline.evalsets.constructed OUT_DIR
+    import sys
+
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    for name, payload in sample_pages().items():
+        (out / name).write_text(json.dumps(payload, ensure_ascii=False) + "\n",
+                                encoding="utf-8")
+        print(out / name)

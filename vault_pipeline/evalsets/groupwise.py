@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 
 from .labels import RANK, order_key
+from .review_paradigm import Shortfall
 from .settings import LABELS, EvalSetsSettings
 from .similarity import TopicSpace
 
@@ -39,14 +40,15 @@ def _rerank(query: int, pool: np.ndarray, sims: np.ndarray, areas: list, keyword
 
 
 def groupwise_set(candidates: pl.DataFrame, space: TopicSpace, settings: EvalSetsSettings
-                  ) -> tuple[pl.DataFrame, list[dict]]:
-    """(member rows, skipped queries as exclusion rows)."""
+                  ) -> tuple[pl.DataFrame, list[dict], list[Shortfall]]:
+    """(member rows, skipped queries as exclusion rows, venues with fewer groups than
+    asked for)."""
     forum = candidates.get_column("forum_id").to_list()
     label = candidates.get_column("label").to_list()
     areas = candidates.get_column("primary_area").to_list()
     keywords = [frozenset(k.lower() for k in (ks or []))
                 for ks in candidates.get_column("keywords").to_list()]
-    rows, skipped = [], []
+    rows, skipped, short = [], [], []
     for venue in settings.idea_venues:
         members_of_venue = (candidates.with_row_index("_i")
                             .filter((pl.col("venue_id") == venue)
@@ -92,7 +94,9 @@ def groupwise_set(candidates: pl.DataFrame, space: TopicSpace, settings: EvalSet
                 made += 1
                 rows += _group_rows(venue, forum[query], chosen, forum, space.method,
                                     settings)
-    return pl.DataFrame(rows) if rows else pl.DataFrame(), skipped
+        if made < settings.groups_per_venue:
+            short.append(Shortfall(GROUPWISE, venue, "groups", settings.groups_per_venue, made))
+    return pl.DataFrame(rows) if rows else pl.DataFrame(), skipped, short
 
 
 def _group_rows(venue: str, query: str, chosen: dict, forum: list[str], method: str,

@@ -1,0 +1,172 @@
+"""evaluation: the evaluation sets of seeds 000 (InnoEval point-, pair- and group-wise idea
+sets) and 001 (review-paradigm population, stratified sample and anchors), with their six-part
+ideas, exclusions and data cards; the cards' metrics are also this step's asset metadata."""
+
+import json
+
+import dagster as dg
+import polars as pl
+
+from vault_pipeline.evalsets import quality
+from vault_pipeline.evalsets.build import TABLES, build_evalsets, cards_dir
+from vault_pipeline.evalsets.settings import EvalSetsSettings
+from vault_pipeline.schemas import (
+    EVAL_CARDS,
+    EVAL_EXCLUDED,
+    EVAL_GROUPWISE,
+    EVAL_IDEA_FAILURES,
+    EVAL_IDEAS,
+    EVAL_PAIRWISE,
+    EVAL_REVIEW_STRATIFIED,
+    TableSchema,
+)
+
+from .metadata import column_schema, counts_table
+from .resources import VaultResource
+
+GROUP = "evaluation"
+DEPS = ["submissions", "reviews", "documents", "citation_counts"]
+IDEA_KEYS = ("backend", "model", "base_url", "api_key_env", "concurrency", "max_retries",
+             "max_tokens", "temperature", "batch_size", "retry_failures", "batch_output")
+
+
+class EvalSetsConfig(dg.Config):
+    """Unset fields keep the defaults of `vault_pipeline.evalsets.settings.EvalSetsSettings`
+    (the seeds' choices). Idea extraction uses the ideas stage's backends: `backend`, `model`,
+    ... here, else `VAULT_IDEAS_<FIELD>`, else the offline extractive default."""
+
+    seed: int | None = None
+    idea_venues: list[str] | None = None
+    pointwise_quota: dict[str, int] | None = None
+    withdrawn: str | None = None
+    pair_quota: dict[str, int] | None = None
+    pair_min_similarity: float | None = None
+    groups_per_venue: int | None = None
+    group_pool: int | None = None
+    group_top_k: int | None = None
+    group_min_labels: int | None = None
+    embedder: str | None = None
+    review_venue: str | None = None
+    anchor_venue: str | None = None
+    anchor_size: int | None = None
+    per_bin: int | None = None
+    dense_bins: list[int] | None = None
+    bin_rule: str | None = None
+    include_withdrawn: bool | None = None
+    max_text_chars: int | None = None
+    prompt: str | None = None
+    backend: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    concurrency: int | None = None
+    max_retries: int | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    batch_size: int | None = None
+    retry_failures: bool | None = None
+    batch_output: str | None = None
+
+    def settings(self) -> EvalSetsSettings:
+        values = self.model_dump()
+        ideas = {k: values.pop(k) for k in IDEA_KEYS}
+        values["ideas"] = {k: v for k, v in ideas.items() if v is not None}
+        return EvalSetsSettings.resolve(values)
+
+
+def _spec(schema: TableSchema) -> dg.AssetSpec:
+    return dg.AssetSpec(schema.name, group_name=GROUP, deps=DEPS, kinds={"polars", "parquet"},
+                        description=schema.doc,
+                        metadata={"dagster/column_schema": column_schema(schema)})
+
+
+def _figure(value) -> dg.MetadataValue:
+    return dg.MetadataValue.float(round(value, 4)) if value is not None else \
+        dg.MetadataValue.text("n/a")
+
+
+@dg.multi_asset(specs=[_spec(s) for s in (EVAL_IDEAS, EVAL_IDEA_FAILURES, *TABLES.values(),
+                                            EVAL_EXCLUDED, EVAL_CARDS)])
+def evaluation_sets(context: dg.AssetExecutionContext, config: EvalSetsConfig,
+                    vault: VaultResource):
+    paths = vault.paths()
+    settings = config.settings()
+    report = build_evalsets(paths, settings, log=context.log.info)
+    extraction = report.extraction
+    yield dg.MaterializeResult(asset_key=EVAL_IDEAS.name, metadata={
+        "dagster/row_count": extraction.records, "backend": extraction.backend,
+        "model": extraction.model, "prompt_version": extraction.prompt_version,
+        "submissions_in_scope": extraction.submissions, "extracted": extraction.processed,
+        "reused": extraction.reused, "leaky_answers": extraction.leaky_answers,
+        "leaks_masked": extraction.masked_findings,
+        "by_input_source": counts_table(extraction.by_source, "input source")})
+    yield dg.MaterializeResult(asset_key=EVAL_IDEA_FAILURES.name,
+                               metadata={"dagster/row_count": extraction.quarantined})
+    for name, schema in TABLES.items():
+        metrics = report.metrics[name]
+        reliability = metrics["reliability"]
+        card = (cards_dir(paths) / f"{name}.md").read_text(encoding="utf-8")
+        yield dg.MaterializeResult(asset_key=schema.name, metadata={
+            "dagster/row_count": report.rows[name],
+            "icc_1_1": _figure(reliability["icc_1_1"]),
+            "icc_1_k": _figure(reliability["icc_1_k"]),
+            "spearman_ceiling": _figure(reliability["spearman_ceiling"]),
+            "mean_rating": _figure(metrics["scores"]["mean"]),
+            "sd_rating": _figure(metrics["scores"]["sd"]),
+            "shortfalls": len(metrics["shortfalls"]),
+            "metrics": dg.MetadataValue.json(json.loads(json.dumps(metrics, default=str))),
+            "card": dg.MetadataValue.md(card),
+            "path": dg.MetadataValue.path(str(paths.table(schema.name)))})
+    yield dg.MaterializeResult(asset_key=EVAL_EXCLUDED.name,
+                               metadata={"dagster/row_count": report.excluded})
+    yield dg.MaterializeResult(asset_key=EVAL_CARDS.name, metadata={
+        "dagster/row_count": len(TABLES), "settings_fingerprint": settings.fingerprint(),
+        "similarity_method": report.similarity_method,
+        "seconds": dg.MetadataValue.json(report.seconds),
+        "cards": dg.MetadataValue.path(str(cards_dir(paths)))})
+
+
+def _result(outcome) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        passed=outcome.passed, description=outcome.description,
+        metadata={k: dg.MetadataValue.json(v) if isinstance(v, (dict, list)) else v
+                  for k, v in outcome.metadata.items()})
+
+
+@dg.asset_check(asset=EVAL_IDEAS.name, blocking=True,
+                description="No part of any idea states a measured result.")
+def eval_ideas_without_results(vault: VaultResource) -> dg.AssetCheckResult:
+    return _result(quality.ideas_without_results(vault.paths().table(EVAL_IDEAS.name)))
+
+
+@dg.asset_check(asset=EVAL_PAIRWISE.name, blocking=True,
+                description="Every pair has its type's labels, the better one is the higher "
+                            "label, nobody appears twice within a type.")
+def eval_pairs_valid(vault: VaultResource) -> dg.AssetCheckResult:
+    return _result(quality.pairs_valid(vault.paths().table(EVAL_PAIRWISE.name)))
+
+
+@dg.asset_check(asset=EVAL_GROUPWISE.name, blocking=True,
+                description="Every group: one venue, one member per label, ranked by label, "
+                            "the best first.")
+def eval_groups_valid(vault: VaultResource) -> dg.AssetCheckResult:
+    return _result(quality.groups_valid(vault.paths().table(EVAL_GROUPWISE.name)))
+
+
+@dg.asset_check(asset=EVAL_REVIEW_STRATIFIED.name, blocking=True,
+                description="No score bin holds more papers than its quota, none twice.")
+def eval_strata_within_quota(vault: VaultResource) -> dg.AssetCheckResult:
+    paths = vault.paths()
+    settings = EvalSetsSettings()
+    cards = paths.table(EVAL_CARDS.name)
+    if cards.exists():
+        built = pl.read_parquet(cards).filter(pl.col("set_name") == "review_stratified")
+        if built.height:
+            settings = EvalSetsSettings.resolve(json.loads(built["settings"][0]))
+    return _result(quality.strata_within_quota(paths.table(EVAL_REVIEW_STRATIFIED.name),
+                                               settings.per_bin, settings.dense_bins))
+
+
+evalsets_assets = [evaluation_sets]
+evalsets_checks = [eval_ideas_without_results, eval_pairs_valid, eval_groups_valid,
+                   eval_strata_within_quota]
