@@ -134,7 +134,8 @@ def bench_build(label: str, inputs: list[Path], records: int) -> BuildRow:
 
 def build_table(rows: list[BuildRow]) -> str:
     head = (f"{'input':<34}{'records':>11}{'input MB':>10}{'import s':>10}{'build s':>9}"
-            f"{'records/s':>11}{'MB/s':>7}{'CPU s':>7}{'peak RSS MB':>13}{'of which libs':>15}"
+            f"{'records/s':>11}{'MB/s':>7}{'CPU s':>7}{'rec/CPU-s':>11}{'peak RSS MB':>13}"
+            f"{'of which libs':>15}"
             f"{'papers rows':>13}{'table MB':>10}")
     lines = [head, "-" * len(head)]
     for row in rows:
@@ -143,6 +144,7 @@ def build_table(rows: list[BuildRow]) -> str:
             f"{row.label:<34}{row.records:>11,}{row.input_mb:>10,.0f}"
             f"{row.imported['seconds']:>10.1f}{built['seconds']:>9.1f}{row.rate:>11,.0f}"
             f"{row.input_mb / built['seconds']:>7,.0f}{built['cpu_seconds']:>7.1f}"
+            f"{row.records / built['cpu_seconds']:>11,.0f}"
             f"{built['peak_rss_mb']:>13,.0f}{built['baseline_rss_mb']:>15,.0f}"
             f"{built['rows']:>13,}{built['table_mb']:>10,.0f}")
     return "\n".join(lines)
