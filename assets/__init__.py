@@ -1,14 +1,17 @@
 """Dagster assets and checks: thin wrappers over `vault_pipeline`, one module per stage."""
 
 from .citations import citations
+from .datasets import datasets_assets, datasets_checks
 from .documents import documents, documents_checks
 from .harvest_arxiv import arxiv_fulltext_harvest, arxiv_oai_harvest, arxiv_reference_walk
 from .harvest_sources import openreview_harvest, s2_harvest
 from .ideas import ideas_assets, ideas_checks
+from .index import index_assets, index_checks
 from .papers import papers, papers_checks
 from .raw_zone import raw_files
 from .resources import VaultResource
 from .reviews import reviews
+from .splits import splits_assets, splits_checks
 
 all_assets = [raw_files, papers, documents]
 all_assets += [reviews, citations, arxiv_oai_harvest, arxiv_fulltext_harvest,
@@ -16,5 +19,7 @@ all_assets += [reviews, citations, arxiv_oai_harvest, arxiv_fulltext_harvest,
 all_checks = [*papers_checks, *documents_checks]
 all_assets += ideas_assets
 all_checks += ideas_checks
+all_assets += [*splits_assets, *index_assets, *datasets_assets]
+all_checks += [*splits_checks, *index_checks, *datasets_checks]
 
 __all__ = ["VaultResource", "all_assets", "all_checks"]

@@ -101,7 +101,8 @@ def import_(
 LIVE_GROUP = "harvest"  # network harvests run only when selected by name or group
 
 
-def _materialize(paths: VaultPaths, select: str | None, log_level: str = "WARNING") -> bool:
+def _materialize(paths: VaultPaths, select: str | None, log_level: str = "WARNING",
+                 run_config: dict | None = None) -> bool:
     import dagster as dg
 
     from .definitions import defs
@@ -115,7 +116,8 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "WARNIN
         result = dg.materialize(
             everything, instance=instance, resources=defs.resources, selection=selection,
             raise_on_error=False,
-            run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
+            run_config={**(run_config or {}),
+                        "loggers": {"console": {"config": {"log_level": log_level}}}},
         )
     except dg.DagsterError as exc:
         raise VaultError(f"cannot materialize {select!r}: {exc}") from None
@@ -171,14 +173,33 @@ def materialize(
     home: HomeOption = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show Dagster's log.")]
     = False,
+    config: Annotated[Path | None, typer.Option(
+        "--config", "-c", help="Run config, YAML or JSON, as Dagster takes it (e.g. "
+        "`ops: {splits: {config: {cutoff: '2025-01-01'}}}`).")] = None,
 ) -> None:
     """Materialize assets in-process, recorded in the vault's Dagster instance."""
     try:
-        ok = _materialize(_paths(home), select, "DEBUG" if verbose else "WARNING")
+        ok = _materialize(_paths(home), select, "DEBUG" if verbose else "WARNING",
+                          _run_config(config))
     except VaultError as exc:
         raise _fail(str(exc)) from None
     if not ok:
         raise _fail("the run failed or a check did not pass (see above)")
+
+
+def _run_config(file: Path | None) -> dict | None:
+    """A run config file (YAML, of which JSON is a subset); a clear error when unreadable."""
+    if file is None:
+        return None
+    import yaml
+
+    try:
+        loaded = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise VaultError(f"cannot read run config {file}: {exc}") from None
+    if not isinstance(loaded, dict):
+        raise VaultError(f"run config {file} is not a mapping (ops: {{...}})")
+    return loaded
 
 
 def _print_relation(relation, fmt: str, limit: int) -> None:
@@ -252,6 +273,76 @@ def status(home: HomeOption = None) -> None:
         typer.echo(f"{name:<24}{rows:>12,}{file.stat().st_size:>14,}  {when}")
 
 
+@app.command("search")
+def search_(
+    text: Annotated[str, typer.Argument(help="What to look for (a problem, a challenge...).")],
+    k: Annotated[int, typer.Option("--k", "-k", help="How many results.")] = 10,
+    view: Annotated[str | None, typer.Option(
+        help="Only this view: problem_setting, challenge, research_gap, intuition, "
+             "proposal.")] = None,
+    before: Annotated[str | None, typer.Option(
+        help="Only papers published before this date (YYYY-MM-DD).")] = None,
+    same_field: Annotated[str | None, typer.Option(
+        "--same-field", metavar="CATEGORY",
+        help="Only papers in this arXiv category (cs.LG) or archive (cs); comma-separated "
+             "for several: the gap finder's same-domain search.")] = None,
+    other_fields: Annotated[str | None, typer.Option(
+        "--other-fields", metavar="CATEGORY",
+        help="Only papers outside this category or archive: the innovator's cross-domain "
+             "search.")] = None,
+    mode: Annotated[str, typer.Option(help="hybrid (vectors and full text, fused), vector "
+                                           "or text.")] = "hybrid",
+    home: HomeOption = None,
+) -> None:
+    """Search the vault's index; one JSON object per result line, best first."""
+    from .index.search import SearchFilters, parse_date, search_vault
+
+    try:
+        filters = SearchFilters(view=view, before=parse_date(before, "--before"),
+                                same_field=same_field, other_fields=other_fields)
+        hits = search_vault(_paths(home), text, k=k, filters=filters, mode=mode)
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
+    for hit in hits:
+        typer.echo(json.dumps(hit.as_dict(), default=str, ensure_ascii=False))
+
+
+@app.command()
+def export(
+    out_dir: Annotated[Path, typer.Argument(help="Folder to write the datasets into.")],
+    overwrite: Annotated[bool, typer.Option(help="Replace an export already there.")] = False,
+    check: Annotated[bool, typer.Option(
+        "--check", help="Only verify an existing export against its manifest.")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Write the training datasets (Parquet and JSON lines per role and split) with a
+    manifest.json and a data card README.md; --check verifies an export."""
+    from .datasets.export import export_datasets
+    from .datasets.manifest import verify_export
+
+    if check:
+        problems = verify_export(out_dir)
+        for problem in problems:
+            typer.secho(f"  ! {problem}", fg=typer.colors.YELLOW, err=True)
+        if problems:
+            raise _fail(f"{out_dir}: {len(problems)} problem(s) against its manifest")
+        typer.echo(f"{out_dir}: every file matches manifest.json")
+        return
+    try:
+        report = export_datasets(_paths(home), out_dir, overwrite=overwrite)
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(f"exported {report.files} files to {report.out_dir} "
+               f"(cutoff {report.cutoff}, seed {report.seed})")
+    for table, rows in report.rows.items():
+        typer.echo(f"  {table:<26}{rows:>8,} rows")
+
+
+# The bundled sample ends in 2025: the demo cuts there rather than at the default 2026-01-01,
+# so that it has targets to split, index around and export.
+DEMO_RUN_CONFIG = {"ops": {"splits": {"config": {"cutoff": "2025-01-01"}}}}
+
+
 def sample_dir() -> Path:
     """The bundled sample's raw files (their origins: sample/ATTRIBUTION.md)."""
     return Path(str(resources.files("vault_pipeline") / "sample" / "raw"))
@@ -264,7 +355,8 @@ def demo(home: HomeOption = None) -> None:
     typer.echo(f"vault at {paths.home}")
     try:
         _import(paths, [sample_dir()])
-        ok = _materialize(paths, None)
+        typer.echo("cutoff for the sample: 2025-01-01 (the default is 2026-01-01)")
+        ok = _materialize(paths, None, run_config=DEMO_RUN_CONFIG)
         typer.echo("\nlatest papers in the vault:")
         _print_relation(query(paths, "SELECT arxiv_id, latest_version AS v, published, "
                                      "primary_category, title FROM papers "
@@ -274,6 +366,9 @@ def demo(home: HomeOption = None) -> None:
     status(home=paths.home)
     typer.echo('\nnext: vault sql "SELECT primary_category, count(*) FROM papers GROUP BY 1"')
     typer.echo("      vault dev   (the Dagster UI on http://127.0.0.1:3000)")
+    typer.echo('      vault search "test generation for web applications" --k 5')
+    typer.echo(f"datasets exported to {paths.home / 'exports' / 'latest'} "
+               "(manifest.json, README.md data card)")
     if not ok:
         raise _fail("the demo run failed or a check did not pass (see above)")
 

@@ -358,10 +358,103 @@ LLM_FAILURES = TableSchema(
     ),
 )
 
+SPLITS = TableSchema(
+    "splits",
+    "Every paper once: `vault` (published before the cutoff: retrievable), a target split "
+    "(`train`, `validation`, `test`, shared by every role) or `excluded`, with the reason.",
+    (
+        Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        Column("split", _str, "`vault`, `train`, `validation`, `test` or `excluded`.", False),
+        Column("reason", _str, "Why: the date against the cutoff; for targets the method "
+               "evidence and cited-work share; for excluded papers every criterion failed.",
+               False),
+        Column("cutoff", _date, "Cutoff date: papers published before it form the vault.",
+               False),
+        Column("seed", pa.int64(), "Seed of the hash that splits targets.", False),
+        Column("published", _date, "Date of v1 (what is compared with the cutoff).", False),
+        Column("paper_kind", _str, "Classifier verdict for post-cutoff papers: "
+               "`methodological`, `survey`, `position`, `dataset_benchmark`, `empirical`, "
+               "`no_method_found`; null for vault papers."),
+        Column("classifier", _str, "Which classifier decided (`extractive/1`, or "
+               "`llm:<backend>:<model>:<prompt version>`)."),
+        Column("kind_evidence", _str, "What decided the verdict (the cue found, or the LLM's "
+               "evidence)."),
+        Column("kind_input_sha256", _str, "sha256 of the classifier and what it read: a "
+               "verdict is reused while this is unchanged (LLM answers are not asked twice)."),
+        Column("cited_works", pa.int64(), "Cited works known from the `citations` table; "
+               "null when unknown (then the threshold is not applied)."),
+        Column("cited_in_vault", pa.int64(), "Of those, vault papers (with full text where "
+               "the `documents` table exists)."),
+    ),
+)
+
+VIEWS_INDEX = TableSchema(
+    "views_index",
+    "The retrieval index (LanceDB table `views_index` under `index/`, not Parquet): one row "
+    "per vault paper and view, with its normalised embedding and a full-text index on "
+    "`text`. Never holds a paper published on or after the cutoff.",
+    (
+        Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        Column("view", _str, "`problem_setting`, `challenge`, `research_gap`, `intuition` or "
+               "`proposal`.", False),
+        Column("text", _str, "The view's text (full-text indexed).", False),
+        Column("published", _date, "Date of v1; always before the cutoff.", False),
+        Column("primary_category", _str, "Primary arXiv category."),
+        Column("categories", pa.list_(_str), "arXiv categories, primary first."),
+        Column("archives", pa.list_(_str), "Archives of the categories (`cs`, `math`, "
+               "`hep-th`): field filters match a category or a whole archive."),
+        Column("text_sha256", _str, "sha256 of `text`: a view is embedded again only when it "
+               "changes.", False),
+        Column("vector", pa.list_(pa.float32()), "Unit-length embedding (a fixed-size list of "
+               "the model's dimension).", False),
+    ),
+)
+
+TRAINING_EXAMPLES = TableSchema(
+    "training_examples",
+    "One row per target and producer role: the role's inputs (problem setting and challenge "
+    "of the target) and its reference artifact, in the target's split.",
+    (
+        Column("role", _str, "`gap_finder`, `innovator` or `report_writer`.", False),
+        Column("split", _str, "`train`, `validation` or `test` (one partition for all "
+               "roles).", False),
+        Column("arxiv_id", _str, "The target paper.", False),
+        Column("title", _str, "Title of the target.", False),
+        Column("published", _date, "Date of v1 (on or after the cutoff).", False),
+        Column("primary_category", _str, "Primary arXiv category."),
+        Column("categories", pa.list_(_str), "arXiv categories, primary first."),
+        Column("license", _str, "The paper's license as arXiv states it (its text is under "
+               "this license)."),
+        Column("problem_setting", _str, "Input: the `problem_setting` view.", False),
+        Column("challenge", _str, "Input: the `challenge` view.", False),
+        Column("reference_view", _str, "Which view is the reference: `research_gap`, "
+               "`intuition` or `proposal`.", False),
+        Column("reference", _str, "Reference artifact: the text of that view.", False),
+        Column("reference_citations", pa.list_(_str), "arXiv ids the target cites (citations "
+               "table and resolved record references), sorted.", False),
+        Column("citations_in_vault", pa.list_(_str), "Those of them in the vault (what a "
+               "retrieval-grounded answer can cite).", False),
+        Column("views_backend", _str, "Backend that produced the views."),
+        Column("views_model", _str, "Model that produced the views."),
+        Column("views_prompt_version", _str, "Prompt version of the views."),
+        Column("cutoff", _date, "Cutoff of the split.", False),
+        Column("seed", pa.int64(), "Seed of the split.", False),
+    ),
+)
+
+def _ideas_columns() -> tuple[Column, ...]:
+    """The record's fields as columns, from its pydantic models (defined once there)."""
+    from .ideas.arrow import model_columns
+    from .ideas.record import MaskedRecord
+
+    return tuple(Column(name, kind, doc, False) for name, kind, doc in
+                 model_columns(MaskedRecord))
+
+
 ALL_TABLES: dict[str, TableSchema] = {
     t.name: t for t in (PAPERS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
                         SUBMISSIONS, REVIEWS, CITATIONS, CITATION_COUNTS, DOCUMENTS,
-                        DOCUMENT_ATTEMPTS,
+                        DOCUMENT_ATTEMPTS, SPLITS, VIEWS_INDEX, TRAINING_EXAMPLES,
                         MASKED_RECORDS, VIEWS, LLM_FAILURES)
 }
 

@@ -1,0 +1,85 @@
+"""index: the LanceDB retrieval index of vault views (vectors and full text), and the checks
+that it cannot see the future."""
+
+
+import dagster as dg
+
+from vault_pipeline.index import quality
+from vault_pipeline.index.embedders import EMBEDDED, EmbedderSettings, load_embedder
+from vault_pipeline.index.lance_index import (
+    IndexSettings,
+    build_index,
+    index_dir,
+    index_metadata,
+    open_index,
+)
+from vault_pipeline.schemas import VIEWS_INDEX
+
+from .metadata import column_schema, counts_table
+from .resources import VaultResource
+
+
+class IndexConfig(dg.Config):
+    """``model``: `embedded` (all-MiniLM-L6-v2, shipped with its weights), a local
+    sentence-transformers folder, or a Hugging Face id in the local cache (production:
+    `BAAI/bge-base-en-v1.5`). ``ann_min_rows``: rows from which an ANN index is built."""
+
+    model: str = EMBEDDED
+    batch_size: int = 64
+    device: str = "cpu"
+    allow_download: bool = False
+    ann_min_rows: int = IndexSettings.ann_min_rows
+
+
+@dg.asset(group_name="index", deps=["splits", "views", "papers"], kinds={"lancedb"},
+          description=VIEWS_INDEX.doc,
+          metadata={"dagster/column_schema": column_schema(VIEWS_INDEX)})
+def index(context: dg.AssetExecutionContext, config: IndexConfig,
+          vault: VaultResource) -> dg.MaterializeResult:
+    paths = vault.paths()
+    embedder = load_embedder(EmbedderSettings(config.model, config.batch_size, config.device,
+                                              config.allow_download))
+    report = build_index(paths, embedder, IndexSettings(ann_min_rows=config.ann_min_rows))
+    speed = report.views_per_second
+    context.log.info(f"index: {report.rows} rows, {report.embedded} embedded, "
+                     f"{report.deleted} deleted, {report.unchanged} unchanged")
+    return dg.MaterializeResult(metadata={
+        "dagster/row_count": report.rows,
+        "embedder": report.embedder, "dimension": report.dimension,
+        "cutoff": str(report.cutoff),
+        "embedded": report.embedded, "unchanged": report.unchanged,
+        "metadata_updated": report.metadata_updated, "deleted": report.deleted,
+        "rebuilt_for_new_model": report.rebuilt,
+        "ann_index": report.ann_index or f"none (exact search below {config.ann_min_rows:,})",
+        "views_per_second": dg.MetadataValue.float(round(speed, 1)) if speed else "n/a",
+        "views_skipped": counts_table(report.skipped_views, "problem"),
+        "path": dg.MetadataValue.path(str(index_dir(paths))),
+    })
+
+
+def _result(outcome) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        passed=outcome.passed, description=outcome.description,
+        metadata={k: dg.MetadataValue.json(v) if isinstance(v, (dict, list)) else v
+                  for k, v in outcome.metadata.items()})
+
+
+@dg.asset_check(asset="index", blocking=True,
+                description="No row of the index is a paper published on or after the "
+                            "cutoff (dates from `papers`, membership from `splits`).")
+def index_no_post_cutoff_rows(vault: VaultResource) -> dg.AssetCheckResult:
+    return _result(quality.no_post_cutoff_rows(vault.paths()))
+
+
+@dg.asset_check(asset="index", blocking=True,
+                description="No target's own id or view text is in the index, and searching "
+                            "with a target's inputs never returns it.")
+def index_no_target_reachable(vault: VaultResource) -> dg.AssetCheckResult:
+    paths = vault.paths()
+    table = open_index(paths)
+    embedder = load_embedder(EmbedderSettings(model=index_metadata(table)["embedder_source"]))
+    return _result(quality.no_target_reachable(paths, embedder, table=table))
+
+
+index_assets = [index]
+index_checks = [index_no_post_cutoff_rows, index_no_target_reachable]

@@ -1,0 +1,79 @@
+"""splits: the pre-cutoff vault and the post-cutoff targets, one partition for every role."""
+
+
+import dagster as dg
+
+from vault_pipeline.schemas import SPLITS
+from vault_pipeline.splits import quality
+from vault_pipeline.splits.build import build_splits
+from vault_pipeline.splits.classifiers import make_classifier
+from vault_pipeline.splits.inputs import read_optional
+from vault_pipeline.splits.settings import (
+    DEFAULT_MIN_CITED_IN_VAULT,
+    DEFAULT_TEST,
+    DEFAULT_VALIDATION,
+    SplitSettings,
+)
+
+from .metadata import column_schema, counts_table
+from .resources import VaultResource
+
+
+class SplitsConfig(dg.Config):
+    """Cutoff (YYYY-MM-DD), seed, held-out shares (below 1: fractions; 1 or more: sizes),
+    cited-work threshold, and the classifier: `extractive`, `llm` (the ideas stage's LLM
+    backend) or `auto` (`llm` when the ideas backend is an LLM, else `extractive`)."""
+
+    cutoff: str = "2026-01-01"
+    seed: int = 0
+    validation: float = DEFAULT_VALIDATION
+    test: float = DEFAULT_TEST
+    min_cited_in_vault: float = DEFAULT_MIN_CITED_IN_VAULT
+    classifier: str = "auto"
+
+    def settings(self) -> SplitSettings:
+        return SplitSettings.parse(self.cutoff, seed=self.seed, validation=self.validation,
+                                   test=self.test, min_cited_in_vault=self.min_cited_in_vault,
+                                   classifier=self.classifier)
+
+
+@dg.asset(group_name="splits", deps=["papers", "views", "masked_records", "citations",
+                                     "documents"],
+          kinds={"polars", "parquet"}, description=SPLITS.doc,
+          metadata={"dagster/column_schema": column_schema(SPLITS)})
+def splits(context: dg.AssetExecutionContext, config: SplitsConfig,
+           vault: VaultResource) -> dg.MaterializeResult:
+    paths = vault.paths()
+    settings = config.settings()
+    classifier = make_classifier(settings.classifier)
+    report = build_splits(paths, settings, classifier)
+    for warning in report.warnings:
+        context.log.warning(warning)
+    context.log.info(f"splits at {settings.cutoff}: {report.counts}")
+    return dg.MaterializeResult(metadata={
+        "dagster/row_count": report.rows,
+        "cutoff": str(settings.cutoff), "seed": settings.seed,
+        "classifier": classifier.name,
+        "post_cutoff_papers": report.post_cutoff,
+        "citations_known": report.citations_known,
+        "by_split": counts_table(report.counts, "split"),
+        "excluded_by_reason": counts_table(report.excluded_by_reason, "reason"),
+        "warnings": dg.MetadataValue.json(report.warnings),
+        "path": dg.MetadataValue.path(str(paths.table(SPLITS.name))),
+    })
+
+
+@dg.asset_check(asset="splits", blocking=True,
+                description="Every paper in exactly one split, on the right side of the "
+                            "cutoff, under one cutoff and seed.")
+def splits_disjoint_and_complete(vault: VaultResource) -> dg.AssetCheckResult:
+    paths = vault.paths()
+    outcome = quality.disjoint_and_complete(read_optional(paths, SPLITS.name),
+                                            read_optional(paths, "papers"))
+    return dg.AssetCheckResult(
+        passed=outcome.passed, description=outcome.description,
+        metadata={k: dg.MetadataValue.json(v) for k, v in outcome.metadata.items()})
+
+
+splits_assets = [splits]
+splits_checks = [splits_disjoint_and_complete]

@@ -1,0 +1,189 @@
+"""The LanceDB index and search on a small vault, with the real embedded model (loaded once
+for the session): only vault papers indexed, vectors normalised, incremental rebuilds,
+filters, the temporal-leak checks, and the bad inputs of the issue."""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+
+import numpy as np
+import polars as pl
+import pytest
+
+from tests.splits_vault import CUTOFF, PAPERS_LIST, views_frame, write_vault
+from vault_pipeline.errors import VaultError
+from vault_pipeline.index import quality
+from vault_pipeline.index.embedders import (
+    EmbedderNotInstalled,
+    EmbedderSettings,
+    load_embedder,
+)
+from vault_pipeline.index.lance_index import IndexSettings, build_index, open_index
+from vault_pipeline.index.search import SearchFilters, search, search_vault
+from vault_pipeline.splits.build import build_splits
+from vault_pipeline.splits.settings import SplitSettings
+
+VAULT_IDS = {p.arxiv_id for p in PAPERS_LIST if p.published < CUTOFF}
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    return load_embedder()
+
+
+@pytest.fixture
+def built(vault_paths, embedder):
+    write_vault(vault_paths)
+    build_splits(vault_paths, SplitSettings(cutoff=CUTOFF))
+    report = build_index(vault_paths, embedder)
+    return vault_paths, report
+
+
+def rows(paths) -> pl.DataFrame:
+    return pl.from_arrow(open_index(paths).to_arrow())
+
+
+def test_index_holds_only_vault_views_with_unit_vectors(built) -> None:
+    paths, report = built
+    table = rows(paths)
+    assert set(table["arxiv_id"]) == VAULT_IDS
+    assert report.rows == table.height == 5 * len(VAULT_IDS) == report.embedded
+    assert (table["published"] < CUTOFF).all()
+    norms = np.linalg.norm(np.stack(table["vector"].to_list()), axis=1)
+    assert np.allclose(norms, 1.0, atol=1e-5)
+    assert report.fts_index and report.ann_index is None  # brute force below the threshold
+    assert table.filter(pl.col("arxiv_id") == "2401.00001")["archives"][0].to_list() == ["cs"]
+
+
+def test_rebuild_embeds_only_new_or_changed_views(built, embedder) -> None:
+    paths, _ = built
+    again = build_index(paths, embedder)
+    assert (again.embedded, again.deleted, again.unchanged) == (0, 0, again.rows)
+    views = views_frame().with_columns(
+        pl.when((pl.col("arxiv_id") == "2403.00003") & (pl.col("view") == "challenge"))
+        .then(pl.lit("What fails: smell recognition collapses under noise."))
+        .otherwise(pl.col("text")).alias("text"))
+    views = views.filter(pl.col("arxiv_id") != "2404.00004")
+    views.write_parquet(paths.table("views"))
+    changed = build_index(paths, embedder)
+    assert (changed.embedded, changed.deleted) == (1, 5)
+    assert "2404.00004" not in set(rows(paths)["arxiv_id"])
+
+
+def test_semantic_search_finds_the_same_structure(built) -> None:
+    paths, _ = built
+    hits = search_vault(paths, "candidate set filtered cheaply then a shortlist scored finely",
+                        k=3, filters=SearchFilters(view="intuition"))
+    assert {h.arxiv_id for h in hits[:2]} == {"2401.00001", "2402.00002"}
+    assert all(h.view == "intuition" for h in hits)
+    assert [h.rank for h in hits] == [1, 2, 3]
+    vector_hits = search_vault(paths, "black hole horizon entropy", k=1, mode="vector")
+    assert vector_hits[0].arxiv_id == "2404.00004" and 0 < vector_hits[0].score <= 1
+    text_hits = search_vault(paths, "olfactory receptor odour", k=1, mode="text")
+    assert text_hits[0].arxiv_id == "2403.00003"
+
+
+def test_filters_date_and_field(built, embedder) -> None:
+    paths, _ = built
+    before = date(2024, 3, 1)
+    hits = search(paths, "latency", embedder, k=50, filters=SearchFilters(before=before))
+    assert hits and all(h.published < before for h in hits)
+    same = search(paths, "routing", embedder, k=50, filters=SearchFilters(same_field="cs.IR"))
+    assert {h.arxiv_id for h in same} == {"2401.00001", "2402.00002"}
+    archive = search(paths, "routing", embedder, k=50, filters=SearchFilters(same_field="cs"))
+    assert {h.arxiv_id for h in archive} == {"2401.00001", "2402.00002", "2405.00005",
+                                             "2512.00006"}
+    other = search(paths, "latency", embedder, k=50,
+                   filters=SearchFilters(other_fields="cs.IR,cs.LG"))
+    assert other and all(not {"cs.IR", "cs.LG"} & set(h.categories) for h in other)
+
+
+def test_a_filter_that_matches_nothing_returns_nothing(built, embedder) -> None:
+    paths, _ = built
+    assert search(paths, "latency", embedder, filters=SearchFilters(before=date(1990, 1, 1))) == []
+    assert search(paths, "latency", embedder, filters=SearchFilters(same_field="astro-ph")) == []
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"filters": SearchFilters(view="summary")}, "unknown view"),
+    ({"filters": SearchFilters(same_field="cs.LG'; DROP")}, "not an arXiv category"),
+    ({"filters": SearchFilters(same_field="cs", other_fields="math")}, "either"),
+    ({"k": 0}, "k must be at least 1"),
+    ({"mode": "fuzzy"}, "unknown mode"),
+])
+def test_bad_search_input_is_a_clear_error(built, embedder, kwargs, message) -> None:
+    paths, _ = built
+    with pytest.raises(VaultError, match=message):
+        search(paths, "latency", embedder, **kwargs)
+    with pytest.raises(VaultError, match="empty"):
+        search(paths, "  ", embedder)
+
+
+def test_temporal_leak_check_catches_a_bad_filter(built, embedder) -> None:
+    paths, _ = built
+    assert quality.no_post_cutoff_rows(paths).passed
+    reachable = quality.no_target_reachable(paths, embedder)
+    assert reachable.passed and reachable.metadata["searched"] >= 3
+    # An index written through a wrong filter: a target's views under a pre-cutoff date.
+    table = open_index(paths)
+    leak = table.search().where("arxiv_id = '2401.00001'").limit(5).to_arrow().to_pylist()
+    for row in leak:
+        row |= {"arxiv_id": "2604.00010", "text": row["text"] + " leaked"}
+    table.add(leak)
+    outcome = quality.no_post_cutoff_rows(paths)
+    assert not outcome.passed and outcome.metadata["examples"] == ["2604.00010"]
+    assert not quality.no_target_reachable(paths, embedder).passed
+
+
+def test_target_text_under_another_id_is_caught(built, embedder) -> None:
+    paths, _ = built
+    views = views_frame()
+    copied = views.filter(pl.col("arxiv_id") == "2604.00010").with_columns(
+        pl.lit("2401.00001").alias("arxiv_id"))
+    pl.concat([views.filter(pl.col("arxiv_id") != "2401.00001"), copied]).write_parquet(
+        paths.table("views"))
+    build_index(paths, embedder)
+    outcome = quality.no_target_reachable(paths, embedder)
+    assert not outcome.passed
+    assert outcome.metadata["target_text_under_other_ids"] == ["2401.00001"]
+
+
+def test_ann_index_above_the_threshold_same_answers(built, embedder) -> None:
+    paths, _ = built
+    exact = search(paths, "expert routing capacity", embedder, k=5, mode="vector")
+    report = build_index(paths, embedder, IndexSettings(ann_min_rows=20))
+    assert report.ann_index == "IVF_FLAT"
+    assert any(ix.columns == ["vector"] for ix in open_index(paths).list_indices())
+    approx = search(paths, "expert routing capacity", embedder, k=5, mode="vector",
+                    settings=IndexSettings(ann_nprobes=math.ceil(math.sqrt(report.rows))))
+    assert [h.arxiv_id for h in approx] == [h.arxiv_id for h in exact]
+
+
+def test_another_model_rebuilds_and_search_refuses_a_mismatch(built, embedder) -> None:
+    paths, _ = built
+
+    class Renamed:
+        name, source, dimension = "other-model", "embedded", embedder.dimension
+
+        def embed(self, texts):
+            return embedder.embed(texts)
+
+    with pytest.raises(VaultError, match="built with"):
+        search(paths, "latency", Renamed())
+    report = build_index(paths, Renamed())
+    assert report.rebuilt and report.embedded == report.rows
+
+
+def test_missing_model_is_a_clear_error(tmp_path) -> None:
+    with pytest.raises(EmbedderNotInstalled, match="not installed"):
+        load_embedder(EmbedderSettings(model="BAAI/no-such-model-here"))
+    with pytest.raises(EmbedderNotInstalled, match="not a sentence-transformers model"):
+        load_embedder(EmbedderSettings(model=str(tmp_path)))
+
+
+def test_index_before_splits_or_views_is_a_clear_error(vault_paths, embedder) -> None:
+    with pytest.raises(VaultError, match="splits"):
+        build_index(vault_paths, embedder)
+    with pytest.raises(VaultError, match="index does not exist"):
+        search_vault(vault_paths, "latency")

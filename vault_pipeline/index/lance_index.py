@@ -1,0 +1,286 @@
+"""The retrieval index: a LanceDB table of vault views (one row per pre-cutoff paper and
+view) with unit-length vectors, a full-text index on `text`, and an ANN index once the table
+is large enough (below that LanceDB searches every vector, which is exact and fast enough).
+
+Incremental: each row keeps the sha256 of its text, so a rebuild embeds only new or changed
+views, deletes rows that left the vault, and writes in bounded batches (a crash loses at most
+one batch; the rerun picks up from what was written). A different embedding model rebuilds
+the table from scratch, because vectors of two models must never be compared."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+# LanceDB's Rust side logs deprecation notices of its own hybrid query on every search;
+# keep warnings for real problems (set LANCEDB_LOG to see everything).
+os.environ.setdefault("LANCEDB_LOG", "error")
+
+import lancedb
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from ..errors import VaultError
+from ..paths import VaultPaths
+from ..schemas import SPLITS, VIEWS_INDEX
+from ..splits.build import VAULT
+from ..splits.inputs import CleanViews, clean_views, read_required
+from .embedders import Embedder
+
+log = logging.getLogger(__name__)
+
+TABLE = VIEWS_INDEX.name
+KEY = ("arxiv_id", "view")
+DISTANCE = "dot"  # vectors are unit length: dot product is cosine similarity
+META_EMBEDDER = b"embedder"
+META_DIMENSION = b"dimension"
+META_SOURCE = b"embedder_source"
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    """``ann_min_rows``: from this many rows on, an IVF_FLAT index is built (full vectors in
+    ``sqrt(rows)`` partitions, ``ann_nprobes`` of them searched exactly); below it every
+    search is exact. IVF_FLAT won over IVF_PQ and IVF_HNSW_SQ in benchmarks/bench_index.py:
+    a build several times faster on two cores, at equal latency and higher recall."""
+
+    ann_min_rows: int = 100_000
+    batch_rows: int = 2_048
+    ann_partitions: int | None = None  # default: sqrt(rows)
+    ann_nprobes: int = 20
+
+
+@dataclass
+class IndexReport:
+    rows: int = 0
+    embedded: int = 0
+    unchanged: int = 0
+    metadata_updated: int = 0
+    deleted: int = 0
+    rebuilt: bool = False
+    ann_index: str | None = None
+    fts_index: bool = False
+    embed_seconds: float = 0.0
+    embedder: str = ""
+    dimension: int = 0
+    cutoff: date | None = None
+    skipped_views: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def views_per_second(self) -> float | None:
+        return self.embedded / self.embed_seconds if self.embed_seconds else None
+
+
+def index_dir(paths: VaultPaths) -> Path:
+    """Where the LanceDB database lives inside the data root."""
+    return paths.home / "index"
+
+
+def connect(paths: VaultPaths) -> lancedb.DBConnection:
+    folder = index_dir(paths)
+    folder.mkdir(parents=True, exist_ok=True)
+    return lancedb.connect(str(folder))
+
+
+def open_index(paths: VaultPaths):
+    """The index table; a clear error when it was never built."""
+    db = connect(paths)
+    if TABLE not in db.list_tables().tables:
+        raise VaultError("the index does not exist yet: materialize it first "
+                         "(vault materialize --select index)")
+    return db.open_table(TABLE)
+
+
+def index_metadata(table) -> dict[str, str]:
+    """What the index was built with: embedder, its model setting, dimension."""
+    return {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()
+            if k in (META_EMBEDDER, META_SOURCE, META_DIMENSION)}
+
+
+def index_metadata_of(paths: VaultPaths) -> dict[str, str]:
+    """The index's metadata, with its row count; empty when there is no index."""
+    folder = index_dir(paths)
+    if not (folder / f"{TABLE}.lance").exists():
+        return {}
+    table = lancedb.connect(str(folder)).open_table(TABLE)
+    return {**index_metadata(table), "rows": str(table.count_rows())}
+
+
+def lance_schema(embedder: Embedder) -> pa.Schema:
+    """The `views_index` schema with the vector fixed to the model's dimension."""
+    base = VIEWS_INDEX.arrow
+    vector = pa.field("vector", pa.list_(pa.float32(), embedder.dimension), nullable=False,
+                      metadata=base.field("vector").metadata)
+    schema = base.set(base.get_field_index("vector"), vector)
+    return schema.with_metadata({**(base.metadata or {}),
+                                 META_EMBEDDER: embedder.name.encode(),
+                                 META_SOURCE: embedder.source.encode(),
+                                 META_DIMENSION: str(embedder.dimension).encode()})
+
+
+def archives_expr(column: str) -> pl.Expr:
+    """The archive of each category: `cs.LG` → `cs`, `hep-th` → `hep-th`."""
+    return pl.col(column).list.eval(pl.element().str.split(".").list.first()).list.unique(
+        maintain_order=True)
+
+
+def vault_rows(paths: VaultPaths) -> tuple[pl.DataFrame, CleanViews, date]:
+    """Every row the index should hold: usable views of papers the splits put in the vault,
+    and, as a second guard, published before the cutoff."""
+    splits = read_required(paths, SPLITS.name, ("arxiv_id", "split", "cutoff"))
+    if splits.is_empty():
+        raise VaultError("the splits table is empty: materialize splits first")
+    cutoff = splits["cutoff"][0]
+    vault_ids = splits.filter(pl.col("split") == VAULT).select("arxiv_id")
+    papers = read_required(paths, "papers", ("arxiv_id", "published", "categories",
+                                             "primary_category"))
+    views = clean_views(read_required(paths, "views", ("arxiv_id", "view", "text")))
+    rows = (views.views.select("arxiv_id", "view", "text")
+            .join(vault_ids, on="arxiv_id", how="semi")
+            .join(papers.select("arxiv_id", "published", "primary_category", "categories"),
+                  on="arxiv_id", how="inner")
+            .filter(pl.col("published") < cutoff)
+            .with_columns(pl.col("categories").fill_null(pl.lit([], pl.List(pl.String))))
+            .with_columns(archives_expr("categories").alias("archives"),
+                          pl.col("text").map_elements(_sha256, pl.String).alias("text_sha256"))
+            .sort(KEY))
+    return rows, views, cutoff
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _existing(table) -> pl.DataFrame:
+    """Keys, text hashes and metadata of the rows already indexed (not texts or vectors)."""
+    columns = [*KEY, "text_sha256", "published", "primary_category", "categories"]
+    count = table.count_rows()
+    if count == 0:
+        return pl.from_arrow(VIEWS_INDEX.empty()).select(columns)  # type: ignore[union-attr]
+    scan = table.search().select(columns).limit(count).to_arrow()
+    return pl.from_arrow(scan).select(columns)  # type: ignore[union-attr]
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _key_filter(keys: pl.DataFrame) -> str:
+    return " OR ".join(f"(arxiv_id = {_quote(a)} AND view = {_quote(v)})"
+                       for a, v in keys.select(KEY).iter_rows())
+
+
+def _chunks(frame: pl.DataFrame, size: int) -> Iterator[pl.DataFrame]:
+    for start in range(0, frame.height, size):
+        yield frame.slice(start, size)
+
+
+def _to_arrow(rows: pl.DataFrame, vectors: np.ndarray, schema: pa.Schema) -> pa.Table:
+    columns = {name: rows[name].to_arrow() for name in schema.names if name != "vector"}
+    flat = pa.array(vectors.astype(np.float32, copy=False).ravel(), pa.float32())
+    columns["vector"] = pa.FixedSizeListArray.from_arrays(flat, vectors.shape[1])
+    return pa.Table.from_pydict(columns).cast(schema)
+
+
+def _upsert(table, batch: pa.Table) -> None:
+    (table.merge_insert(list(KEY)).when_matched_update_all().when_not_matched_insert_all()
+     .execute(batch))
+
+
+def _open_or_create(db, schema: pa.Schema, embedder: Embedder, report: IndexReport):
+    if TABLE in db.list_tables().tables:
+        table = db.open_table(TABLE)
+        meta = table.schema.metadata or {}
+        if (meta.get(META_EMBEDDER) == embedder.name.encode()
+                and meta.get(META_DIMENSION) == str(embedder.dimension).encode()):
+            return table
+        log.warning("index was built with %s; rebuilding it with %s",
+                    meta.get(META_EMBEDDER, b"?").decode(), embedder.name)
+        report.rebuilt = True
+    return db.create_table(TABLE, schema=schema, mode="overwrite")
+
+
+def build_index(paths: VaultPaths, embedder: Embedder,
+                settings: IndexSettings | None = None) -> IndexReport:
+    """Bring the index in step with the vault: embed new and changed views, update moved
+    metadata, delete what left, then refresh the full-text and ANN indexes."""
+    settings = settings or IndexSettings()
+    rows, views, cutoff = vault_rows(paths)
+    report = IndexReport(embedder=embedder.name, dimension=embedder.dimension, cutoff=cutoff)
+    report.skipped_views = dict(views.problems.group_by("problem").len().iter_rows())
+    schema = lance_schema(embedder)
+    table = _open_or_create(connect(paths), schema, embedder, report)
+    existing = _existing(table)
+
+    gone = existing.join(rows, on=list(KEY), how="anti")
+    for chunk in _chunks(gone.select(KEY), 500):
+        table.delete(_key_filter(chunk))
+    report.deleted = gone.height
+
+    joined = rows.join(existing.select(*KEY, pl.col("text_sha256").alias("old_sha"),
+                                       pl.col("published").alias("old_published"),
+                                       pl.col("categories").alias("old_categories"),
+                                       pl.col("primary_category").alias("old_primary")),
+                       on=list(KEY), how="left")
+    same_text = pl.col("old_sha") == pl.col("text_sha256")
+    same_meta = ((pl.col("old_published") == pl.col("published"))
+                 & (pl.col("old_primary").eq_missing(pl.col("primary_category")))
+                 & (pl.col("old_categories") == pl.col("categories")))
+    to_embed = joined.filter(~same_text.fill_null(False)).select(rows.columns)
+    moved = joined.filter(same_text.fill_null(False) & ~same_meta.fill_null(False))
+    report.unchanged = joined.height - to_embed.height - moved.height
+
+    for chunk in _chunks(to_embed, settings.batch_rows):
+        started = time.perf_counter()
+        vectors = embedder.embed(chunk["text"].to_list())
+        report.embed_seconds += time.perf_counter() - started
+        _upsert(table, _to_arrow(chunk, vectors, schema))
+        report.embedded += chunk.height
+    for chunk in _chunks(moved.select(rows.columns), 500):
+        old = table.search().where(_key_filter(chunk)).select([*KEY, "vector"]) \
+            .limit(chunk.height).to_arrow()
+        vectors = pl.from_arrow(old).join(chunk, on=list(KEY), how="right")  # type: ignore
+        matrix = np.stack(vectors["vector"].to_list()).astype(np.float32)
+        _upsert(table, _to_arrow(vectors.select(rows.columns), matrix, schema))
+        report.metadata_updated += chunk.height
+
+    report.rows = table.count_rows()
+    _refresh_indexes(table, report, settings, changed=report.embedded + report.deleted
+                     + report.metadata_updated > 0)
+    return report
+
+
+def ann_config(rows: int, settings: IndexSettings):
+    """The vector index for ``rows`` rows (shared with the benchmark)."""
+    from lancedb.index import IvfFlat
+
+    partitions = settings.ann_partitions or max(1, int(np.sqrt(rows)))
+    return IvfFlat(distance_type=DISTANCE, num_partitions=partitions, max_iterations=15,
+                   sample_rate=64)
+
+
+def _refresh_indexes(table, report: IndexReport, settings: IndexSettings,
+                     changed: bool) -> None:
+    from lancedb.index import FTS, BTree
+
+    names = {ix.name: ix for ix in table.list_indices()}
+    if report.rows and not any(ix.columns == ["text"] for ix in names.values()):
+        table.create_index("text", config=FTS(), name="text_fts")
+    vector_index = next((ix for ix in names.values() if ix.columns == ["vector"]), None)
+    if vector_index is None and report.rows >= settings.ann_min_rows:
+        table.create_index("vector", name="vector_ivf_flat",
+                           config=ann_config(report.rows, settings))
+        for column in ("published", "arxiv_id"):
+            table.create_index(column, config=BTree(), name=f"{column}_btree")
+        vector_index = True
+    elif changed and names:
+        table.optimize()  # folds new rows into the existing indexes, compacts files
+    report.ann_index = "IVF_FLAT" if vector_index else None
+    report.fts_index = report.rows > 0

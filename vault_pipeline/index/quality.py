@@ -1,0 +1,87 @@
+"""What a user checks on the index: it cannot see the future, and no target can find itself.
+
+Both checks distrust the index's own columns: dates are compared from the `papers` table
+and membership from the `splits` table, so an index written through a wrong filter (or with
+a wrong date copied into it) fails them."""
+
+from __future__ import annotations
+
+import hashlib
+
+import polars as pl
+
+from ..papers_quality import Outcome
+from ..paths import VaultPaths
+from ..schemas import SPLITS
+from ..splits.assign import TARGET_SPLITS
+from ..splits.build import VAULT
+from ..splits.inputs import clean_views, read_required
+from .embedders import Embedder
+from .lance_index import open_index
+from .search import SearchFilters, search
+
+
+def _index_frame(table) -> pl.DataFrame:
+    count = table.count_rows()
+    columns = ["arxiv_id", "view", "published", "text_sha256"]
+    if count == 0:
+        return pl.DataFrame(schema={"arxiv_id": pl.String, "view": pl.String,
+                                    "published": pl.Date, "text_sha256": pl.String})
+    return pl.from_arrow(table.search().select(columns).limit(count).to_arrow()).select(columns)
+
+
+def no_post_cutoff_rows(paths: VaultPaths, table=None) -> Outcome:
+    """Every index row is a vault paper published (per `papers`) before the cutoff."""
+    table = table if table is not None else open_index(paths)
+    index = _index_frame(table)
+    splits = read_required(paths, SPLITS.name, ("arxiv_id", "split", "cutoff"))
+    cutoff = splits["cutoff"][0]
+    papers = read_required(paths, "papers", ("arxiv_id", "published"))
+    joined = index.join(papers.select("arxiv_id", pl.col("published").alias("true_published")),
+                        on="arxiv_id", how="left").join(
+        splits.select("arxiv_id", "split"), on="arxiv_id", how="left")
+    late = joined.filter((pl.col("true_published") >= cutoff) | (pl.col("published") >= cutoff)
+                         | pl.col("true_published").is_null())
+    outside = joined.filter(pl.col("split").ne_missing(VAULT))
+    bad = pl.concat([late.select("arxiv_id"), outside.select("arxiv_id")]).unique()
+    examples = bad.sort("arxiv_id").head(10)["arxiv_id"].to_list()
+    return Outcome(bad.is_empty(),
+                   f"{bad.height} indexed papers are not vault papers published before "
+                   f"{cutoff}" if not bad.is_empty() else
+                   f"all {index.height} rows are vault papers published before {cutoff}",
+                   {"rows": index.height, "cutoff": str(cutoff), "post_cutoff_rows": late.height,
+                    "rows_outside_vault": outside.height, "examples": examples})
+
+
+def no_target_reachable(paths: VaultPaths, embedder: Embedder, probes: int = 20,
+                        table=None) -> Outcome:
+    """No target paper, and no target's view text under another id, is in the index; and
+    searching with the inputs of up to ``probes`` targets never returns the target."""
+    table = table if table is not None else open_index(paths)
+    index = _index_frame(table)
+    splits = read_required(paths, SPLITS.name, ("arxiv_id", "split"))
+    targets = splits.filter(pl.col("split").is_in(TARGET_SPLITS))["arxiv_id"].to_list()
+    views = clean_views(read_required(paths, "views", ("arxiv_id", "view", "text"))).views
+    target_views = views.filter(pl.col("arxiv_id").is_in(targets))
+    target_hashes = {hashlib.sha256(t.encode()).hexdigest(): a
+                     for a, t in target_views.select("arxiv_id", "text").iter_rows()}
+    by_id = index.filter(pl.col("arxiv_id").is_in(targets))["arxiv_id"].unique().to_list()
+    by_text = index.filter(pl.col("text_sha256").is_in(list(target_hashes)))
+    found_by_search = []
+    inputs = (target_views.filter(pl.col("view").is_in(["problem_setting", "challenge"]))
+              .group_by("arxiv_id", maintain_order=True).agg(pl.col("text").str.join("\n"))
+              .sort("arxiv_id").head(probes))
+    if index.height:
+        for arxiv_id, text in inputs.iter_rows():
+            hits = search(paths, text, embedder, k=10, filters=SearchFilters(), table=table)
+            if any(h.arxiv_id == arxiv_id for h in hits):
+                found_by_search.append(arxiv_id)
+    problems = {"targets_in_index": sorted(by_id)[:10],
+                "target_text_under_other_ids": sorted(set(by_text["arxiv_id"]))[:10],
+                "targets_found_by_search": found_by_search[:10]}
+    count = len(by_id) + by_text.height + len(found_by_search)
+    return Outcome(count == 0,
+                   f"no target reachable: {len(targets)} targets checked by id and text, "
+                   f"{inputs.height} searched with their inputs" if count == 0 else
+                   f"{count} ways a target is reachable from search",
+                   {"targets": len(targets), "searched": inputs.height, **problems})

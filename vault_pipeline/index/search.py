@@ -1,0 +1,139 @@
+"""Search the vault: hybrid retrieval (vector and full text, fused by reciprocal rank),
+filtered by view, date and field. The same function serves `vault search`, the library API
+and the asset checks.
+
+The two regimes of the seed paper are one call each: the gap finder's same-problem search is
+``same_field="cs.LG"`` (papers in that category, or a whole archive such as ``cs``), the
+innovator's cross-domain search is ``other_fields="cs.LG"`` (papers with no category in it).
+Filters run before the vector and text searches (LanceDB prefilter), so a filter that
+matches few rows still returns up to ``k`` of them, and one that matches none returns none."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from datetime import date
+
+from ..errors import VaultError
+from ..paths import VaultPaths
+from ..splits.inputs import VIEW_NAMES
+from .embedders import EMBEDDED, Embedder, EmbedderSettings, load_embedder
+from .lance_index import DISTANCE, IndexSettings, index_metadata, open_index
+
+MODES = ("hybrid", "vector", "text")
+_CATEGORY = re.compile(r"^[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z]+(?:-[A-Za-z]+)?)?$")
+MIN_DEPTH = 40  # candidates each of the two searches hands to the fusion
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    view: str | None = None
+    before: date | None = None
+    same_field: str | None = None
+    other_fields: str | None = None
+
+    def where(self) -> str | None:
+        """The SQL predicate LanceDB applies before searching; inputs validated first."""
+        clauses = []
+        if self.view is not None:
+            if self.view not in VIEW_NAMES:
+                raise VaultError(f"unknown view {self.view!r} ({', '.join(VIEW_NAMES)})")
+            clauses.append(f"view = '{self.view}'")
+        if self.before is not None:
+            clauses.append(f"published < date '{self.before.isoformat()}'")
+        if self.same_field and self.other_fields:
+            raise VaultError("choose either same_field or other_fields, not both")
+        for value, negate in ((self.same_field, False), (self.other_fields, True)):
+            if value is not None:
+                clauses.append(_field_clause(value, negate))
+        return " AND ".join(clauses) or None
+
+
+def _field_clause(value: str, negate: bool) -> str:
+    """A category (`cs.LG`) matches that category; an archive (`cs`, `hep-th`) any of its
+    categories. Several may be given, comma-separated."""
+    parts = []
+    for item in (v.strip() for v in value.split(",")):
+        if not _CATEGORY.match(item):
+            raise VaultError(f"{item!r} is not an arXiv category or archive (cs.LG, cs, hep-th)")
+        column = "categories" if "." in item else "archives"
+        parts.append(f"array_has({column}, '{item}')")
+    clause = "(" + " OR ".join(parts) + ")"
+    return f"NOT {clause}" if negate else clause
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    rank: int
+    arxiv_id: str
+    view: str
+    score: float  # fused relevance (hybrid), cosine similarity (vector) or BM25 (text)
+    published: date
+    primary_category: str | None
+    categories: list[str]
+    text: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def parse_date(value: str | date | None, what: str = "date") -> date | None:
+    if value is None or isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(value.strip())
+    except ValueError:
+        raise VaultError(f"{what} {value!r} is not a date (YYYY-MM-DD)") from None
+
+
+def search(paths: VaultPaths, query: str, embedder: Embedder, *, k: int = 10,
+           filters: SearchFilters | None = None, mode: str = "hybrid",
+           settings: IndexSettings | None = None, table=None) -> list[SearchHit]:
+    """The ``k`` best vault views for ``query`` under ``filters``, best first."""
+    if not query or not query.strip():
+        raise VaultError("the search text is empty")
+    if k < 1:
+        raise VaultError(f"k must be at least 1, not {k}")
+    if mode not in MODES:
+        raise VaultError(f"unknown mode {mode!r} ({', '.join(MODES)})")
+    filters = filters or SearchFilters()
+    settings = settings or IndexSettings()
+    where = filters.where()
+    table = table if table is not None else open_index(paths)
+    meta = table.schema.metadata or {}
+    built_with = meta.get(b"embedder", b"").decode()
+    if mode != "text" and built_with and built_with != embedder.name:
+        raise VaultError(f"the index was built with {built_with}, not {embedder.name}: "
+                         "search with the same model or rebuild the index")
+    columns = ["arxiv_id", "view", "text", "published", "primary_category", "categories"]
+    depth = max(k, MIN_DEPTH)
+    if mode == "text":
+        builder = table.search(query, query_type="fts", fts_columns="text")
+    else:
+        vector = embedder.embed([query])[0]
+        if mode == "vector":
+            builder = table.search(vector, query_type="vector").distance_type(DISTANCE)
+        else:
+            builder = (table.search(query_type="hybrid", fts_columns="text").vector(vector)
+                       .text(query).distance_type(DISTANCE))
+        builder = builder.nprobes(settings.ann_nprobes)
+    if where:
+        builder = builder.where(where, prefilter=True)
+    result = builder.select(columns).limit(depth).to_arrow()
+    score = {"hybrid": "_relevance_score", "vector": "_distance", "text": "_score"}[mode]
+    rows = result.to_pylist()[:k]
+    return [SearchHit(rank=i + 1, arxiv_id=r["arxiv_id"], view=r["view"],
+                      score=float(1 - r[score] if mode == "vector" else r[score]),
+                      published=r["published"], primary_category=r["primary_category"],
+                      categories=list(r["categories"] or []), text=r["text"])
+            for i, r in enumerate(rows)]
+
+
+def search_vault(paths: VaultPaths, query: str, *, k: int = 10,
+                 filters: SearchFilters | None = None, mode: str = "hybrid",
+                 device: str = "cpu") -> list[SearchHit]:
+    """Search with the model the index was built with (read from the index itself)."""
+    table = open_index(paths)
+    source = index_metadata(table).get("embedder_source", EMBEDDED)
+    embedder = load_embedder(EmbedderSettings(model=source, device=device))
+    return search(paths, query, embedder, k=k, filters=filters, mode=mode, table=table)

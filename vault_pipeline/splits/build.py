@@ -1,0 +1,213 @@
+"""The `splits` table: every paper exactly once, as `vault`, a target split or `excluded`,
+each with the reason, the cutoff and the seed.
+
+Pre-cutoff papers (published before the cutoff) form the retrievable vault. A post-cutoff
+paper becomes a target when it has all five usable views, is methodological, and (where its
+citations are known) enough of its cited work is in the vault; otherwise it is excluded and
+every criterion it failed is named."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import polars as pl
+
+from ..paths import VaultPaths
+from ..schemas import SPLITS
+from ..storage import write_table
+from . import assign
+from .classifiers import UNCLASSIFIED, ClassifierInput, ExtractiveClassifier, input_sha256
+from .coverage import Coverage, coverage
+from .inputs import VIEW_NAMES, clean_views, read_optional, read_required
+from .kinds import PaperKind
+from .settings import SplitSettings
+
+VAULT, EXCLUDED = "vault", "excluded"
+SPLIT_NAMES = (VAULT, *assign.TARGET_SPLITS, EXCLUDED)
+
+
+class Classifier(Protocol):
+    name: str
+
+    def __call__(self, batch: Sequence[ClassifierInput]) -> list[PaperKind]: ...
+
+
+@dataclass
+class SplitsReport:
+    rows: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    excluded_by_reason: dict[str, int] = field(default_factory=dict)
+    post_cutoff: int = 0
+    citations_known: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def _records_by_id(records: pl.DataFrame | None, ids: list[str]) -> dict[str, dict]:
+    if records is None or "arxiv_id" not in records.columns:
+        return {}
+    rows = records.filter(pl.col("arxiv_id").is_in(ids))
+    return {r["arxiv_id"]: r for r in rows.iter_rows(named=True)}
+
+
+def _view_gaps(views: pl.DataFrame, problems: pl.DataFrame) -> dict[str, str]:
+    """Why a paper's views cannot serve as target inputs and references, by paper."""
+    have: dict[str, set[str]] = {}
+    for pid, view in views.select("arxiv_id", "view").iter_rows():
+        have.setdefault(pid, set()).add(view)
+    flagged: dict[str, dict[str, str]] = {}
+    for pid, view, problem in problems.filter(pl.col("view").is_in(VIEW_NAMES)).iter_rows():
+        flagged.setdefault(pid, {})[view] = problem
+    gaps = {}
+    for pid in set(have) | set(flagged):
+        reasons = []
+        if pid in flagged:
+            reasons.append("unusable views: " + ", ".join(
+                f"{view} ({problem})" for view, problem in sorted(flagged[pid].items())))
+        missing = [v for v in VIEW_NAMES
+                   if v not in have.get(pid, set()) and v not in flagged.get(pid, {})]
+        if missing:
+            reasons.append("missing views: " + ", ".join(missing))
+        if reasons:
+            gaps[pid] = "; ".join(reasons)
+    return gaps
+
+
+def _coverage_verdict(cov: Coverage, threshold: float) -> tuple[bool, str]:
+    share = cov.fraction()
+    if share is None:
+        return True, f"citations unknown ({cov.source}): cited-work threshold not applied"
+    text = (f"cited work in vault {cov.in_vault}/{cov.cited} ({share:.0%}; {cov.source})")
+    if share < threshold:
+        return False, f"{text} below {threshold:.0%}"
+    return True, f"{text} ≥ {threshold:.0%}"
+
+
+def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
+                   records: pl.DataFrame | None, citations: pl.DataFrame | None,
+                   documents: pl.DataFrame | None, settings: SplitSettings,
+                   classifier: Classifier | None = None,
+                   previous: pl.DataFrame | None = None) -> tuple[pl.DataFrame, SplitsReport]:
+    """The splits of ``papers``: a pure function of the tables and the settings (and, with
+    sizes, of the previous assignment under the same cutoff and seed)."""
+    report = SplitsReport()
+    papers = papers.select("arxiv_id", "published", "title", "abstract").unique("arxiv_id")
+    before = papers.filter(pl.col("published") < settings.cutoff)
+    after = papers.filter(pl.col("published") >= settings.cutoff).sort("arxiv_id")
+    report.post_cutoff = after.height
+    if after.is_empty():
+        report.warnings.append(f"no paper is published on or after the cutoff "
+                               f"{settings.cutoff}: there are no targets")
+    clean = clean_views(views) if views is not None else None
+    view_gaps = (_view_gaps(clean.views, clean.problems) if clean is not None
+                 else {})
+    has_views = set(clean.views["arxiv_id"].to_list()) if clean is not None else set()
+
+    rows: list[dict[str, Any]] = []
+    for paper in before.iter_rows(named=True):
+        reason = f"published {paper['published']}, before the cutoff"
+        if paper["arxiv_id"] not in has_views:
+            reason += "; no views yet, so not in the index"
+        rows.append({"arxiv_id": paper["arxiv_id"], "split": VAULT, "reason": reason,
+                     "published": paper["published"]})
+
+    ids = after["arxiv_id"].to_list()
+    recs = _records_by_id(records, ids)
+    batch = [ClassifierInput(p["arxiv_id"], p["title"], p["abstract"], recs.get(p["arxiv_id"]))
+             for p in after.iter_rows(named=True)]
+    hashes, kinds = _classify(batch, classifier or ExtractiveClassifier(), previous)
+    covs = coverage(ids, before["arxiv_id"].to_list(), citations, documents)
+    eligible = []
+    for paper, kind in zip(after.iter_rows(named=True), kinds, strict=True):
+        pid = paper["arxiv_id"]
+        cov = covs[pid]
+        report.citations_known += cov.cited is not None
+        covered, cov_text = _coverage_verdict(cov, settings.min_cited_in_vault)
+        failures = []
+        if pid not in has_views and pid not in view_gaps:
+            failures.append("no views (the ideas stage has not decomposed it)")
+        elif pid in view_gaps:
+            failures.append(view_gaps[pid])
+        if not kind.methodological:
+            failures.append(kind.reason())
+        if not covered:
+            failures.append(cov_text)
+        row = {"arxiv_id": pid, "published": paper["published"], "paper_kind": kind.kind,
+               "classifier": kind.classifier, "kind_evidence": kind.evidence,
+               "kind_input_sha256": hashes[pid], "cited_works": cov.cited,
+               "cited_in_vault": cov.in_vault}
+        if failures:
+            row |= {"split": EXCLUDED, "reason": "; ".join(failures)}
+        else:
+            row |= {"split": None, "reason": f"{kind.reason()}; {cov_text}"}
+            eligible.append(pid)
+        rows.append(row)
+
+    assignment = _assign(eligible, settings, previous)
+    for row in rows:
+        if row["split"] is None:
+            row["split"] = assignment[row["arxiv_id"]]
+    frame = pl.DataFrame(rows, schema_overrides={"published": pl.Date}, infer_schema_length=None)
+    frame = frame.with_columns(pl.lit(settings.cutoff).alias("cutoff"),
+                               pl.lit(settings.seed, pl.Int64).alias("seed"))
+    for column in SPLITS.names:
+        if column not in frame.columns:
+            frame = frame.with_columns(pl.lit(None).alias(column))
+    frame = frame.select(SPLITS.names).sort("arxiv_id")
+    report.rows = frame.height
+    report.counts = {s: int((frame["split"] == s).sum()) for s in SPLIT_NAMES}
+    excluded = frame.filter(pl.col("split") == EXCLUDED)
+    report.excluded_by_reason = _reason_counts(excluded)
+    return frame, report
+
+
+def _classify(batch: list[ClassifierInput], classifier: Classifier,
+              previous: pl.DataFrame | None) -> tuple[dict[str, str], list[PaperKind]]:
+    """Verdicts for the batch, reusing every previous verdict on the same input."""
+    hashes = {p.arxiv_id: input_sha256(classifier.name, p) for p in batch}
+    known: dict[str, PaperKind] = {}
+    if previous is not None and "kind_input_sha256" in previous.columns:
+        reusable = previous.filter(pl.col("kind_input_sha256").is_in(list(hashes.values()))
+                                   & (pl.col("paper_kind") != UNCLASSIFIED))
+        for row in reusable.iter_rows(named=True):
+            if hashes.get(row["arxiv_id"]) == row["kind_input_sha256"]:
+                known[row["arxiv_id"]] = PaperKind(row["paper_kind"], row["kind_evidence"],
+                                                   row["classifier"])
+    ask = [p for p in batch if p.arxiv_id not in known]
+    known |= dict(zip([p.arxiv_id for p in ask], classifier(ask) if ask else [], strict=True))
+    return hashes, [known[p.arxiv_id] for p in batch]
+
+
+def _reason_counts(excluded: pl.DataFrame) -> dict[str, int]:
+    """Excluded papers by the kind of their first failure (for metadata)."""
+    heads = excluded["reason"].str.split(" (").list.first().str.split(":").list.first()
+    return dict(sorted(heads.value_counts().iter_rows(), key=lambda kv: -kv[1]))
+
+
+def _assign(ids: list[str], settings: SplitSettings,
+            previous: pl.DataFrame | None) -> dict[str, str]:
+    if not settings.uses_sizes:
+        return assign.by_fraction(ids, settings.seed, settings.validation, settings.test)
+    before = {}
+    if previous is not None and not previous.is_empty():
+        same = previous.filter((pl.col("cutoff") == settings.cutoff)
+                               & (pl.col("seed") == settings.seed))
+        before = dict(same.select("arxiv_id", "split").iter_rows())
+    return assign.by_size(ids, settings.seed, int(settings.validation), int(settings.test),
+                          before)
+
+
+def build_splits(paths: VaultPaths, settings: SplitSettings,
+                 classifier: Classifier | None = None) -> SplitsReport:
+    """Read the tables upstream, compute the splits, write the `splits` table."""
+    papers = read_required(paths, "papers", ("arxiv_id", "published", "title", "abstract"))
+    views = read_optional(paths, "views")
+    frame, report = compute_splits(
+        papers, views, read_optional(paths, "masked_records"),
+        read_optional(paths, "citations"), read_optional(paths, "documents"), settings,
+        classifier, read_optional(paths, SPLITS.name))
+    if views is None:
+        report.warnings.append("no views table: no paper can be a target yet")
+    write_table(paths.table(SPLITS.name), frame, SPLITS)
+    return report

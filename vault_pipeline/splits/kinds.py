@@ -1,0 +1,134 @@
+"""Is a paper methodological? The extractive classifier over title, abstract and record.
+
+Targets must contribute a new method, model, algorithm, architecture, training procedure or
+framework; surveys, position papers, dataset/benchmark papers and empirical reports are
+excluded (seed paper, target selection). No library answers this offline, so it is written
+here as a small set of cue phrases, each weighted by where it is found (the title speaks
+louder than one abstract sentence) and reported as the evidence for the decision. The same
+:class:`PaperKind` comes back from the LLM-backed classifier (:mod:`.llm_kinds`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+METHODOLOGICAL = "methodological"
+SURVEY = "survey"
+POSITION = "position"
+DATASET = "dataset_benchmark"
+EMPIRICAL = "empirical"
+UNKNOWN = "no_method_found"
+KINDS = (METHODOLOGICAL, SURVEY, POSITION, DATASET, EMPIRICAL, UNKNOWN)
+EXTRACTIVE = "extractive/1"
+
+_ARTIFACT = (r"(?:method|model|algorithm|architecture|framework|approach|technique|procedure|"
+             r"scheme|estimator|network|system|loss|objective|mechanism|strategy|pipeline|"
+             r"policy|optimizer|solver|sampler|encoder|decoder|module|layer|attention|"
+             r"regularizer|protocol|formulation|paradigm)s?")
+_FILLER = r"(?:[\w\-]+\s+){0,6}?"
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+# (kind, where, weight, pattern). A title naming a non-method kind weighs 3; other cues 1-2.
+_CUES: tuple[tuple[str, str, int, re.Pattern[str]], ...] = (
+    (SURVEY, "title", 3, _rx(r"\b(?:survey|surveys|overview|tutorial|primer|"
+                             r"(?:systematic |scoping |literature |critical )review|"
+                             r"meta-analysis|a review|review of|taxonomy of)\b")),
+    (SURVEY, "abstract", 2, _rx(r"\b(?:this|our|the present|we present an?|we provide an?|"
+                                r"comprehensive|systematic)\s+(?:comprehensive\s+|"
+                                r"systematic\s+|brief\s+)?(?:survey|review|overview|"
+                                r"tutorial)\b")),
+    (SURVEY, "abstract", 2, _rx(r"\bwe (?:survey|review|summari[sz]e) (?:the |recent )")),
+    (POSITION, "title", 3, _rx(r"(?:^position\b|\bposition paper\b|\bmanifesto\b|"
+                               r"\ba call to action\b|\bperspective on\b|\bopinion\b)")),
+    (POSITION, "abstract", 2, _rx(r"\b(?:this|in this) position paper\b|\bthis perspective\b"
+                                  r"|\bthis (?:essay|commentary|viewpoint)\b")),
+    (POSITION, "abstract", 1, _rx(r"\bwe (?:argue|advocate|call for|contend)\b")),
+    (DATASET, "title", 3, _rx(r"\b(?:dataset|data set|benchmark|corpus|leaderboard|"
+                              r"test suite|testbed|gym|arena)s?\b")),
+    (DATASET, "abstract", 2, _rx(r"\bwe (?:introduce|present|release|construct|build|create|"
+                                 r"curate|collect|propose)\s+" + _FILLER +
+                                 r"(?:dataset|data set|benchmark|corpus|test suite|"
+                                 r"testbed)s?\b")),
+    (EMPIRICAL, "title", 3, _rx(r"\b(?:empirical|comparative|exploratory|case|user|"
+                                r"replication|reproducibility|measurement|large-scale)\s+"
+                                r"(?:study|studies|evaluation|analysis|investigation)\b|"
+                                r"\blessons learned\b|\ban analysis of\b|\bhow (?:well|good|"
+                                r"do|does|far)\b|\bpromises (?:and|&) perils\b")),
+    (EMPIRICAL, "abstract", 2, _rx(r"\bwe (?:conduct|perform|present|carr(?:y|ied) out|report)"
+                                   r"(?:ed|s)?\s+"
+                                   r"(?:an?\s+|the first\s+)?(?:\w+\s+){0,2}?(?:empirical|"
+                                   r"comparative|exploratory|case|user|interview|"
+                                   r"measurement)\s+(?:study|studies|evaluation|analysis)\b")),
+    (METHODOLOGICAL, "abstract", 2, _rx(r"\bwe (?:propose|introduce|present|develop|design|"
+                                        r"devise|derive|formulate)\s+" + _FILLER + _ARTIFACT
+                                        + r"\b")),
+    (METHODOLOGICAL, "abstract", 2, _rx(r"\b(?:a|an)\s+(?:new|novel)\s+" + _FILLER
+                                        + _ARTIFACT + r"\b")),
+    (METHODOLOGICAL, "abstract", 1, _rx(r"\b(?:our|the proposed)\s+(?:\w+\s+)?" + _ARTIFACT
+                                        + r"\b")),
+    (METHODOLOGICAL, "abstract", 1, _rx(r"\bwe (?:propose|introduce)\b")),
+    (METHODOLOGICAL, "title", 1, _rx(r"^[\w\-]+:\s")),  # "Name: what it does" titles
+)
+
+
+@dataclass(frozen=True)
+class PaperKind:
+    """The answer for one paper: its kind, whether it may be a target, and why."""
+
+    kind: str
+    evidence: str
+    classifier: str
+
+    @property
+    def methodological(self) -> bool:
+        return self.kind == METHODOLOGICAL
+
+    def reason(self) -> str:
+        if self.methodological:
+            return f"methodological ({self.evidence})"
+        return f"not methodological: {self.kind} ({self.evidence})"
+
+
+def _record_text(record: Mapping[str, Any] | None) -> str:
+    """The record's own statement of its contribution (thesis, key novelty, method flow)."""
+    if not record:
+        return ""
+    novelty = record.get("key_novelty") or {}
+    method = record.get("method") or {}
+    parts = [record.get("thesis"), novelty.get("name"), *(novelty.get("explanation") or []),
+             method.get("flow")]
+    return " ".join(p for p in parts if isinstance(p, str) and p.strip())
+
+
+def _quote(text: str, match: re.Match[str]) -> str:
+    start, end = max(0, match.start() - 15), min(len(text), match.end() + 15)
+    snippet = " ".join(text[start:end].split())
+    return f"'{snippet}'"
+
+
+def classify(title: str, abstract: str, record: Mapping[str, Any] | None = None) -> PaperKind:
+    """Weigh the cues of every kind; a non-method kind wins when it is at least as strong
+    as the method cues, and a paper with no method cue at all is not a target."""
+    where = {"title": title or "", "abstract": f"{abstract or ''} {_record_text(record)}"}
+    score: dict[str, int] = dict.fromkeys(KINDS, 0)
+    evidence: dict[str, str] = {}
+    for kind, field, weight, pattern in _CUES:
+        match = pattern.search(where[field])
+        if match:
+            score[kind] += weight
+            evidence.setdefault(kind, f"{field}: {_quote(where[field], match)}")
+    method = score[METHODOLOGICAL]
+    rivals = sorted((k for k in (SURVEY, POSITION, DATASET, EMPIRICAL) if score[k] >= 2),
+                    key=lambda k: -score[k])
+    if rivals and score[rivals[0]] >= method:
+        return PaperKind(rivals[0], evidence[rivals[0]], EXTRACTIVE)
+    if method >= 2:
+        return PaperKind(METHODOLOGICAL, evidence[METHODOLOGICAL], EXTRACTIVE)
+    return PaperKind(UNKNOWN, "no cue of a new method, model, algorithm, architecture, "
+                     "training procedure or framework", EXTRACTIVE)

@@ -1,0 +1,60 @@
+"""What decides the splits: the cutoff, the seed, the held-out shares and the cited-work
+threshold. One frozen value, recorded on every row and in every export manifest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from ..errors import VaultError
+
+DEFAULT_CUTOFF = date(2026, 1, 1)
+# The seed paper's partition: 14,500 / 200 / 277 of 14,977 targets.
+DEFAULT_VALIDATION = 200 / 14_977
+DEFAULT_TEST = 277 / 14_977
+DEFAULT_MIN_CITED_IN_VAULT = 0.7
+CLASSIFIERS = ("auto", "extractive", "llm")
+
+
+@dataclass(frozen=True)
+class SplitSettings:
+    """``validation`` and ``test`` below 1 are fractions of the targets; 1 or more are sizes
+    (held-out sets filled in hash order, then frozen: see :mod:`.assign`)."""
+
+    cutoff: date = DEFAULT_CUTOFF
+    seed: int = 0
+    validation: float = DEFAULT_VALIDATION
+    test: float = DEFAULT_TEST
+    min_cited_in_vault: float = DEFAULT_MIN_CITED_IN_VAULT
+    classifier: str = "auto"
+
+    def __post_init__(self) -> None:
+        for name in ("validation", "test"):
+            value = getattr(self, name)
+            if value < 0 or (value >= 1 and value != int(value)):
+                raise VaultError(f"{name} must be a fraction in [0, 1) or a whole size, "
+                                 f"not {value}")
+        kinds = {value >= 1 for value in (self.validation, self.test) if value != 0}
+        if len(kinds) > 1 or (not self.uses_sizes and self.validation + self.test >= 1):
+            raise VaultError("validation and test must both be fractions (summing below 1) "
+                             f"or both be sizes, not {self.validation} and {self.test}")
+        if not 0 <= self.min_cited_in_vault <= 1:
+            raise VaultError(f"min_cited_in_vault must lie in [0, 1], not "
+                             f"{self.min_cited_in_vault}")
+        if self.classifier not in CLASSIFIERS:
+            raise VaultError(f"unknown classifier {self.classifier!r} "
+                             f"({', '.join(CLASSIFIERS)})")
+
+    @property
+    def uses_sizes(self) -> bool:
+        return self.validation >= 1 or self.test >= 1
+
+    @classmethod
+    def parse(cls, cutoff: str | date, **kwargs) -> SplitSettings:
+        """Settings from user input; a bad date is a clear error."""
+        if isinstance(cutoff, str):
+            try:
+                cutoff = date.fromisoformat(cutoff.strip())
+            except ValueError:
+                raise VaultError(f"cutoff {cutoff!r} is not a date (YYYY-MM-DD)") from None
+        return cls(cutoff=cutoff, **kwargs)
