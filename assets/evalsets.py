@@ -21,19 +21,19 @@ from vault_pipeline.schemas import (
     TableSchema,
 )
 
+from .ideas import IdeasRunConfig
 from .metadata import column_schema, counts_table
 from .resources import VaultResource
 
 GROUP = "evaluation"
 DEPS = ["submissions", "reviews", "documents", "citation_counts"]
-IDEA_KEYS = ("backend", "model", "base_url", "api_key_env", "concurrency", "max_retries",
-             "max_tokens", "temperature", "batch_size", "retry_failures", "batch_output")
 
 
 class EvalSetsConfig(dg.Config):
     """Unset fields keep the defaults of `vault_pipeline.evalsets.settings.EvalSetsSettings`
-    (the seeds' choices). Idea extraction uses the ideas stage's backends: `backend`, `model`,
-    ... here, else `VAULT_IDEAS_<FIELD>`, else the offline extractive default."""
+    (the seeds' choices). Idea extraction uses the ideas stage's backends, configured as there
+    under `ideas` (`backend`, `model`, ...), else `VAULT_IDEAS_<FIELD>`, else the offline
+    extractive default; `prompt` names the idea prompt file."""
 
     seed: int | None = None
     idea_venues: list[str] | None = None
@@ -55,21 +55,12 @@ class EvalSetsConfig(dg.Config):
     include_withdrawn: bool | None = None
     max_text_chars: int | None = None
     prompt: str | None = None
-    backend: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    concurrency: int | None = None
-    max_retries: int | None = None
-    max_tokens: int | None = None
-    temperature: float | None = None
-    batch_size: int | None = None
-    retry_failures: bool | None = None
-    batch_output: str | None = None
+    ideas: IdeasRunConfig = IdeasRunConfig()
 
     def settings(self) -> EvalSetsSettings:
         values = self.model_dump()
-        ideas = {k: values.pop(k) for k in IDEA_KEYS}
+        ideas = values.pop("ideas")
+        ideas.pop("prompt", None)  # the idea prompt is `prompt` above, not the decomposer's
         values["ideas"] = {k: v for k, v in ideas.items() if v is not None}
         return EvalSetsSettings.resolve(values)
 

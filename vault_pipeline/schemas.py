@@ -280,84 +280,6 @@ DOCUMENT_ATTEMPTS = TableSchema(
     ),
 )
 
-def _ideas_columns() -> tuple[Column, ...]:
-    """The record's fields as columns, from its pydantic models (defined once there)."""
-    from .ideas.arrow import model_columns
-    from .ideas.record import MaskedRecord
-
-    return tuple(Column(name, kind, doc, False) for name, kind, doc in
-                 model_columns(MaskedRecord))
-
-
-_finding = pa.struct([pa.field("field", _str), pa.field("kind", _str),
-                      pa.field("match", _str)])
-_PROVENANCE = (
-    Column("backend", _str, "Backend that produced it: `extractive`, `openai`, `vllm` or "
-           "`batch_file`.", False),
-    Column("model", _str, "Model name (for `extractive`, its rule version).", False),
-    Column("prompt_version", _str, "Prompt file version (`decompose.v1`); `none` for the "
-           "extractive backend, which uses no prompt.", False),
-    Column("input_hash", _str, "sha256 of the paper input, backend, model, prompt, schema "
-           "and generation settings: the same hash is never processed twice.", False),
-    Column("input_source", _str, "What was read: `latex`, `pdf` or `abstract_only` (title "
-           "and abstract alone).", False),
-    Column("input_note", _str, "Why the paper was decomposed from its abstract alone."),
-)
-
-MASKED_RECORDS = TableSchema(
-    "masked_records",
-    "One results-masked record per paper: what the authors set out to do and to test, with "
-    "every measured result removed.",
-    (
-        Column("arxiv_id", _str, "Version-less arXiv id.", False),
-        *_ideas_columns(),
-        *_PROVENANCE,
-        Column("schema_version", _str, "Record schema version.", False),
-        Column("attempts", pa.int32(), "Answers asked for (1 + retries).", False),
-        Column("leaky_answer", pa.bool_(), "Whether an answer for this paper stated a "
-               "measured result (then retried or masked).", False),
-        Column("masked_findings", pa.list_(_finding), "What the leak checker removed from "
-               "the accepted answer (field, kind, matched text); empty when nothing was.",
-               False),
-        Column("tokens_in", pa.int64(), "Prompt tokens over all attempts (null: no model)."),
-        Column("tokens_out", pa.int64(), "Completion tokens over all attempts."),
-        Column("created_at", _ts, "When the record was produced.", False),
-    ),
-)
-
-VIEWS = TableSchema(
-    "views",
-    "The five views of every masked record (`problem_setting`, `challenge`, `research_gap`, "
-    "`intuition`, `proposal`), derived by `vault_pipeline.ideas.views.derive_views`.",
-    (
-        Column("arxiv_id", _str, "Version-less arXiv id.", False),
-        Column("view", _str, "View name.", False),
-        Column("text", _str, "View text: what the index embeds and roles read.", False),
-        *_PROVENANCE,
-        Column("views_version", _str, "Version of the view derivation.", False),
-        Column("n_chars", pa.int32(), "Length of `text`.", False),
-        Column("masked_findings", pa.list_(_finding), "Leaks removed from this view's text; "
-               "empty when none.", False),
-    ),
-)
-
-LLM_FAILURES = TableSchema(
-    "llm_failures",
-    "Papers whose answers were rejected after every retry: quarantined with the last raw "
-    "answer and the reasons, never dropped silently.",
-    (
-        Column("arxiv_id", _str, "Version-less arXiv id.", False),
-        *_PROVENANCE,
-        Column("attempts", pa.int32(), "Answers asked for.", False),
-        Column("reason", _str, "Why the last answer was rejected.", False),
-        Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
-        Column("raw_answer", _str, "The last answer exactly as returned."),
-        Column("finish_reason", _str, "Finish reason of the last answer (`length`: cut off "
-               "at the token limit)."),
-        Column("failed_at", _ts, "When it was quarantined.", False),
-    ),
-)
-
 SPLITS = TableSchema(
     "splits",
     "Every paper once: `vault` (published before the cutoff: retrievable), a target split "
@@ -451,11 +373,329 @@ def _ideas_columns() -> tuple[Column, ...]:
                  model_columns(MaskedRecord))
 
 
+_finding = pa.struct([pa.field("field", _str), pa.field("kind", _str),
+                      pa.field("match", _str)])
+_PROVENANCE = (
+    Column("backend", _str, "Backend that produced it: `extractive`, `openai`, `vllm` or "
+           "`batch_file`.", False),
+    Column("model", _str, "Model name (for `extractive`, its rule version).", False),
+    Column("prompt_version", _str, "Prompt file version (`decompose.v1`); `none` for the "
+           "extractive backend, which uses no prompt.", False),
+    Column("input_hash", _str, "sha256 of the paper input, backend, model, prompt, schema "
+           "and generation settings: the same hash is never processed twice.", False),
+    Column("input_source", _str, "What was read: `latex`, `pdf` or `abstract_only` (title "
+           "and abstract alone).", False),
+    Column("input_note", _str, "Why the paper was decomposed from its abstract alone."),
+)
+
+MASKED_RECORDS = TableSchema(
+    "masked_records",
+    "One results-masked record per paper: what the authors set out to do and to test, with "
+    "every measured result removed.",
+    (
+        Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        *_ideas_columns(),
+        *_PROVENANCE,
+        Column("schema_version", _str, "Record schema version.", False),
+        Column("attempts", pa.int32(), "Answers asked for (1 + retries).", False),
+        Column("leaky_answer", pa.bool_(), "Whether an answer for this paper stated a "
+               "measured result (then retried or masked).", False),
+        Column("masked_findings", pa.list_(_finding), "What the leak checker removed from "
+               "the accepted answer (field, kind, matched text); empty when nothing was.",
+               False),
+        Column("tokens_in", pa.int64(), "Prompt tokens over all attempts (null: no model)."),
+        Column("tokens_out", pa.int64(), "Completion tokens over all attempts."),
+        Column("created_at", _ts, "When the record was produced.", False),
+    ),
+)
+
+VIEWS = TableSchema(
+    "views",
+    "The five views of every masked record (`problem_setting`, `challenge`, `research_gap`, "
+    "`intuition`, `proposal`), derived by `vault_pipeline.ideas.views.derive_views`.",
+    (
+        Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        Column("view", _str, "View name.", False),
+        Column("text", _str, "View text: what the index embeds and roles read.", False),
+        *_PROVENANCE,
+        Column("views_version", _str, "Version of the view derivation.", False),
+        Column("n_chars", pa.int32(), "Length of `text`.", False),
+        Column("masked_findings", pa.list_(_finding), "Leaks removed from this view's text; "
+               "empty when none.", False),
+    ),
+)
+
+LLM_FAILURES = TableSchema(
+    "llm_failures",
+    "Papers whose answers were rejected after every retry: quarantined with the last raw "
+    "answer and the reasons, never dropped silently.",
+    (
+        Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        *_PROVENANCE,
+        Column("attempts", pa.int32(), "Answers asked for.", False),
+        Column("reason", _str, "Why the last answer was rejected.", False),
+        Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
+        Column("raw_answer", _str, "The last answer exactly as returned."),
+        Column("finish_reason", _str, "Finish reason of the last answer (`length`: cut off "
+               "at the token limit)."),
+        Column("failed_at", _ts, "When it was quarantined.", False),
+    ),
+)
+
+def _idea_columns() -> tuple[Column, ...]:
+    """The six parts as columns, from the pydantic model (defined once there)."""
+    from .evalsets.idea_record import NULLABLE_FIELDS, IdeaRecord
+    from .ideas.arrow import model_columns
+
+    return tuple(Column(name, kind, doc, name in NULLABLE_FIELDS) for name, kind, doc in
+                 model_columns(IdeaRecord))
+
+
+def _idea_struct(name: str, doc: str) -> Column:
+    from .evalsets.idea_record import idea_arrow_type
+
+    return Column(name, idea_arrow_type(), doc)
+
+
+EVAL_IDEAS = TableSchema(
+    "eval_ideas",
+    "The six-part idea of each OpenReview submission in scope of the evaluation sets (TLDR, "
+    "motivation, research question, method, experimental setting, expected results), with "
+    "every measured result withheld.",
+    (
+        Column("forum_id", _str, "OpenReview forum id of the submission.", False),
+        Column("venue_id", _str, "Venue id.", False),
+        *_idea_columns(),
+        *_PROVENANCE,
+        Column("schema_version", _str, "Idea record schema version.", False),
+        Column("attempts", pa.int32(), "Answers asked for (1 + retries).", False),
+        Column("leaky_answer", pa.bool_(), "Whether an answer stated a measured result (then "
+               "retried or masked).", False),
+        Column("masked_findings", pa.list_(_finding), "What the leak checker removed from "
+               "the accepted answer; empty when nothing was.", False),
+        Column("created_at", _ts, "When the idea was extracted.", False),
+    ),
+)
+
+EVAL_IDEA_FAILURES = TableSchema(
+    "eval_idea_failures",
+    "Submissions whose idea extraction was rejected after every retry: quarantined with the "
+    "last raw answer and the reasons (they are left out of the idea sets, and the cards say "
+    "how many).",
+    (
+        Column("forum_id", _str, "OpenReview forum id.", False),
+        Column("venue_id", _str, "Venue id.", False),
+        *_PROVENANCE,
+        Column("attempts", pa.int32(), "Answers asked for.", False),
+        Column("reason", _str, "Why the last answer was rejected.", False),
+        Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
+        Column("raw_answer", _str, "The last answer exactly as returned."),
+        Column("finish_reason", _str, "Finish reason of the last answer."),
+        Column("failed_at", _ts, "When it was quarantined.", False),
+    ),
+)
+
+_SUBMISSION_COLUMNS = (
+    Column("forum_id", _str, "OpenReview forum id.", False),
+    Column("venue_id", _str, "Venue id, e.g. `ICLR.cc/2025/Conference`.", False),
+    Column("year", pa.int32(), "Year of the venue."),
+    Column("title", _str, "Title."),
+    Column("abstract", _str, "Abstract."),
+    Column("keywords", pa.list_(_str), "Author keywords."),
+    Column("primary_area", _str, "Primary area, where the venue asks for one."),
+    Column("author_tldr", _str, "TL;DR the authors gave on OpenReview, where given."),
+)
+_LABEL_DOC = ("`Reject`, `Poster`, `Spotlight` or `Oral` (`Withdrawn` / `Desk rejected` when "
+              "the set labels them)")
+_RATING_COLUMNS = (
+    Column("ratings", pa.list_(pa.float64()), "Valid overall ratings of the official reviews, "
+           "in review order."),
+    Column("confidences", pa.list_(pa.float64()), "Reviewer confidences, in review order."),
+    Column("mean_rating", pa.float64(), "Mean of `ratings`; null without a valid rating."),
+)
+
+EVAL_POINTWISE = TableSchema(
+    "eval_pointwise",
+    "Point-wise idea set (InnoEval): submissions sampled per venue and decision label by a "
+    "seeded quota, each with its six-part idea and its label in four, three and two classes.",
+    (
+        *_SUBMISSION_COLUMNS,
+        Column("decision", _str, "Decision as the `submissions` table has it.", False),
+        Column("label", _str, f"{_LABEL_DOC}.", False),
+        Column("label_3class", _str, "`Reject`, `Poster` or `Highlight` (Spotlight, Oral).",
+               False),
+        Column("label_binary", _str, "`Reject` or `Accept`.", False),
+        *_RATING_COLUMNS,
+        _idea_struct("idea", "The six-part idea (no results)."),
+        Column("seed", pa.int64(), "Seed of the sample.", False),
+    ),
+)
+
+EVAL_PAIRWISE = TableSchema(
+    "eval_pairwise",
+    "Pair-wise idea set (InnoEval): two submissions of one venue and a close topic with "
+    "different labels, in random order; the better one (higher label) is recorded.",
+    (
+        Column("pair_id", _str, "Stable id of the pair (hash of its two forum ids).", False),
+        Column("venue_id", _str, "Venue of both submissions.", False),
+        Column("pair_type", _str, "`reject-oral` (easy), `poster-oral`, `reject-poster`, "
+               "`poster-spotlight` (hard).", False),
+        Column("difficulty", _str, "`easy` or `hard`.", False),
+        Column("forum_id_a", _str, "First submission as presented.", False),
+        Column("forum_id_b", _str, "Second submission as presented.", False),
+        Column("label_a", _str, "Label of the first.", False),
+        Column("label_b", _str, "Label of the second.", False),
+        Column("better", _str, "`a` or `b`: which one has the higher label.", False),
+        Column("better_forum_id", _str, "Forum id of the better one.", False),
+        Column("similarity", pa.float64(), "Topic similarity of the two (cosine).", False),
+        Column("similarity_method", _str, "`embedding:<model>` or `lexical-tfidf` (used only "
+               "when asked for or when no embedder is installed).", False),
+        Column("title_a", _str, "Title of the first."),
+        Column("title_b", _str, "Title of the second."),
+        Column("mean_rating_a", pa.float64(), "Mean reviewer rating of the first."),
+        Column("mean_rating_b", pa.float64(), "Mean reviewer rating of the second."),
+        _idea_struct("idea_a", "Six-part idea of the first."),
+        _idea_struct("idea_b", "Six-part idea of the second."),
+        Column("seed", pa.int64(), "Seed of the sample and of the order.", False),
+    ),
+)
+
+EVAL_GROUPWISE = TableSchema(
+    "eval_groupwise",
+    "Group-wise idea set (InnoEval): one row per member of a group of same-topic submissions "
+    "of one venue spanning labels (retrieval over a candidate pool, then reranking); the best "
+    "idea and the full ranking are the labels.",
+    (
+        Column("group_id", _str, "Group id (venue and query).", False),
+        Column("venue_id", _str, "Venue of every member.", False),
+        Column("query_forum_id", _str, "The submission the group was retrieved for.", False),
+        Column("forum_id", _str, "This member.", False),
+        Column("is_query", pa.bool_(), "Whether this member is the query.", False),
+        Column("position", pa.int32(), "Place of the member as presented (seeded shuffle, "
+               "from 1).", False),
+        Column("label", _str, "`Reject`, `Poster`, `Spotlight` or `Oral`.", False),
+        Column("rank", pa.int32(), "Rank by label, 1 = best (one member per label, so no "
+               "ties).", False),
+        Column("is_best", pa.bool_(), "Whether this member is the best idea of the group.",
+               False),
+        Column("best_forum_id", _str, "Forum id of the group's best idea.", False),
+        Column("ranking", pa.list_(_str), "Forum ids of the group, best first.", False),
+        Column("similarity", pa.float64(), "Topic similarity to the query (1 for the query).",
+               False),
+        Column("final_score", pa.float64(), "Reranking score: similarity + area bonus + "
+               "keyword weight x keyword overlap (the query's own: null)."),
+        Column("retrieval_rank", pa.int32(), "Place among the reranked top-k (the query: "
+               "null)."),
+        Column("similarity_method", _str, "`embedding:<model>` or `lexical-tfidf`.", False),
+        *_SUBMISSION_COLUMNS[2:],
+        *_RATING_COLUMNS,
+        _idea_struct("idea", "Six-part idea of this member."),
+        Column("seed", pa.int64(), "Seed of the query sample and of the order.", False),
+    ),
+)
+
+_REVIEW_COLUMNS = (
+    Column("forum_id", _str, "OpenReview forum id.", False),
+    Column("venue_id", _str, "Venue id.", False),
+    Column("number", pa.int64(), "Submission number within the venue."),
+    Column("title", _str, "Title."),
+    Column("abstract", _str, "Abstract."),
+    Column("keywords", pa.list_(_str), "Author keywords."),
+    Column("primary_area", _str, "Primary area."),
+    Column("decision", _str, "Recorded decision; null while undecided."),
+    Column("withdrawn", pa.bool_(), "Withdrawn or desk rejected.", False),
+    *_RATING_COLUMNS[:2],
+    Column("rated_reviews", pa.int32(), "Official reviews with a valid rating.", False),
+    Column("review_count", pa.int32(), "Official reviews found (valid rating or not)."),
+    Column("mean_rating", pa.float64(), "Mean reviewer rating: the ground truth.", False),
+    Column("rating_sd", pa.float64(), "Sample standard deviation of the ratings (null with "
+           "one rating)."),
+    Column("score_bin", pa.int32(), "Integer score bin of the mean (floor by default).",
+           False),
+    Column("accept_by_threshold", pa.bool_(), "Whether the mean reaches the accept "
+           "threshold.", False),
+    Column("accept_threshold", pa.float64(), "The threshold (default 6).", False),
+    Column("arxiv_id", _str, "arXiv id of the same paper, where matched."),
+    Column("s2_id", _str, "Semantic Scholar paper id, where matched."),
+    Column("citation_count", pa.int64(), "Citations counted by Semantic Scholar."),
+    Column("influential_citation_count", pa.int64(), "Influential citations."),
+    Column("citations_read_at", _date, "Day the count was read (counts change over time)."),
+    Column("citation_match", _str, "How the Semantic Scholar record was matched: "
+           "`arxiv_id` or `title` (normalised, unique); null when unmatched."),
+)
+_REPRESENTATION_COLUMNS = (
+    Column("title_abstract", _str, "Input representation 1: title and abstract.", False),
+    Column("full_text", _str, "Input representation 2: cleaned full text cut at the "
+           "configured length (30,000 characters); the title and abstract when no full text "
+           "was converted.", False),
+    Column("full_text_source", _str, "`latex`, `pdf` or `abstract_only`.", False),
+    Column("full_text_truncated", pa.bool_(), "Whether the full text was cut.", False),
+    Column("full_text_chars", pa.int64(), "Length of the cleaned full text before cutting."),
+    Column("full_text_note", _str, "Why there is no full text, when there is none."),
+    Column("seed", pa.int64(), "Seed of the sample.", False),
+)
+
+EVAL_REVIEW_POPULATION = TableSchema(
+    "eval_review_population",
+    "Review-paradigm scored population (seed 001): every submission of the venue with at "
+    "least one valid reviewer rating; the mean rating is the ground truth.",
+    _REVIEW_COLUMNS,
+)
+
+EVAL_REVIEW_STRATIFIED = TableSchema(
+    "eval_review_stratified",
+    "Review-paradigm stratified sample (seed 001): a seeded fixed number per integer score "
+    "bin (default 30 in bins 2-8) and every paper of the sparse bins, with both input "
+    "representations.",
+    (*_REVIEW_COLUMNS, *_REPRESENTATION_COLUMNS),
+)
+
+EVAL_REVIEW_ANCHORS = TableSchema(
+    "eval_review_anchors",
+    "Review-paradigm anchor set (seed 001): zero-variance papers (every reviewer gave the "
+    "same rating) of an earlier venue, default ICLR 2024, for calibration.",
+    (*_REVIEW_COLUMNS, *_REPRESENTATION_COLUMNS),
+)
+
+EVAL_EXCLUDED = TableSchema(
+    "eval_excluded",
+    "What the evaluation sets left out, and why: unusable ratings, submissions without "
+    "reviews or decisions, labels kept out, failed idea extractions, queries that found no "
+    "group.",
+    (
+        Column("set_name", _str, "Set concerned (`ratings` concerns every set).", False),
+        Column("venue_id", _str, "Venue id."),
+        Column("forum_id", _str, "Submission."),
+        Column("note_id", _str, "Review note, when one review is concerned."),
+        Column("reason", _str, "Why it was left out.", False),
+    ),
+)
+
+EVAL_CARDS = TableSchema(
+    "eval_cards",
+    "The data card of each evaluation set: metrics computed from the data (label and score "
+    "distributions, ICC(1,1), ICC(1,k), the Spearman ceiling, pair and group counts, "
+    "shortfalls) and the card itself.",
+    (
+        Column("set_name", _str, "Set: `pointwise`, `pairwise`, `groupwise`, "
+               "`review_population`, `review_stratified`, `review_anchors`.", False),
+        Column("table_name", _str, "Table holding the set.", False),
+        Column("rows", pa.int64(), "Rows of the set.", False),
+        Column("metrics", _str, "The card's metrics as JSON.", False),
+        Column("card", _str, "The data card (Markdown).", False),
+        Column("settings", _str, "Every setting the sets were built with, as JSON.", False),
+        Column("settings_fingerprint", _str, "Short hash of the settings.", False),
+        Column("built_at", _ts, "When the set was built.", False),
+    ),
+)
+
 ALL_TABLES: dict[str, TableSchema] = {
     t.name: t for t in (PAPERS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
                         SUBMISSIONS, REVIEWS, CITATIONS, CITATION_COUNTS, DOCUMENTS,
                         DOCUMENT_ATTEMPTS, SPLITS, VIEWS_INDEX, TRAINING_EXAMPLES,
-                        MASKED_RECORDS, VIEWS, LLM_FAILURES)
+                        MASKED_RECORDS, VIEWS, LLM_FAILURES, EVAL_IDEAS, EVAL_IDEA_FAILURES,
+                        EVAL_POINTWISE, EVAL_PAIRWISE, EVAL_GROUPWISE, EVAL_REVIEW_POPULATION,
+                        EVAL_REVIEW_STRATIFIED, EVAL_REVIEW_ANCHORS, EVAL_EXCLUDED, EVAL_CARDS)
 }
 
 

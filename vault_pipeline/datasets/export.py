@@ -4,8 +4,9 @@ Layout: ``<role>/<split>.parquet`` and ``<role>/<split>.jsonl`` for each produce
 target split, ``splits.parquet`` (the whole partition, with reasons), ``README.md`` (the
 data card, whose YAML header lets `datasets.load_dataset(OUT_DIR, role)` find the files) and
 ``manifest.json`` (tables, row counts, schemas, sha256 of every file, cutoff, seed,
-provenance, project version). The export is written in a scratch folder next to OUT_DIR and
-renamed into place, so OUT_DIR is either the previous export or the new one, never half."""
+provenance, project version). The evaluation sets, when built, go to ``evaluation/<set>/``
+(`vault_pipeline.evalsets.export`). The export is written in a scratch folder next to OUT_DIR
+and renamed into place, so OUT_DIR is either the previous export or the new one, never half."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import VaultError
+from ..evalsets.export import add_evaluation_sets
 from ..index.lance_index import index_metadata_of
 from ..paths import VaultPaths
 from ..schemas import SPLITS, TRAINING_EXAMPLES, TableSchema
@@ -83,6 +85,7 @@ def export_datasets(paths: VaultPaths, out_dir: Path, overwrite: bool = False,
         if index_info is None:
             index_info = index_metadata_of(paths)
         manifest = build_manifest(files, examples, splits, index_info)
+        add_evaluation_sets(paths, staging, manifest)
         card = staging / "README.md"
         card.write_text(data_card(manifest, examples), encoding="utf-8")
         manifest["files"].append(FileEntry.of(staging, card, "data_card", None).as_dict())

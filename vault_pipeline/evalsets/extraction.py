@@ -38,7 +38,7 @@ from ..ideas.inputs import ABSTRACT_ONLY, PaperInput, input_hash, load_inputs
 from ..ideas.leaks import RULESET_VERSION, Finding, find_leaks, mask_text, sentences
 from ..ideas.prompting import Prompt, load_prompt
 from ..ideas.settings import IdeasSettings
-from ..ideas.validate import WITHHELD, _parse_json, _schema_errors, describe_leaks
+from ..ideas.validate import WITHHELD, answer_object, describe_leaks, schema_errors
 from ..paths import VaultPaths
 from ..schemas import EVAL_IDEA_FAILURES, EVAL_IDEAS, TableSchema
 from ..storage import read_table, write_table
@@ -155,22 +155,14 @@ class Judged:
 
 
 def judge_idea(answer: Answer) -> Judged:
-    if answer.error:
-        return Judged(None, f"backend error: {answer.error}")
-    if answer.finish_reason == "length":
-        return Judged(None, "the answer was cut off at the token limit (finish_reason=length)")
-    if not answer.text or not answer.text.strip():
-        return Judged(None, "the answer is empty")
-    try:
-        data = _parse_json(answer.text)
-    except json.JSONDecodeError as exc:
-        return Judged(None, f"the answer is not JSON: {exc}")
-    if not isinstance(data, dict):
-        return Judged(None, f"the answer is JSON but not an object ({type(data).__name__})")
+    """Accept an answer as an idea record, or say exactly why not (the vault's rules)."""
+    data, reason = answer_object(answer)
+    if data is None:
+        return Judged(None, reason)
     try:
         record = IdeaRecord.model_validate(data)
     except ValidationError as exc:
-        return Judged(None, f"the answer does not match the schema: {_schema_errors(exc)}")
+        return Judged(None, f"the answer does not match the schema: {schema_errors(exc)}")
     leaks = idea_leaks(record.model_dump())
     if leaks:
         return Judged(None, describe_leaks(leaks), record.model_dump(), True)

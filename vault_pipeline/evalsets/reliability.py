@@ -61,7 +61,8 @@ def icc_oneway(groups: list[np.ndarray] | pl.DataFrame, *, group: str = "forum_i
         stats = (groups.filter(pl.col(value).is_not_null() & pl.col(value).is_not_nan())
                  .group_by(group)
                  .agg(n=pl.len(), mean=pl.col(value).mean(),
-                      ss=((pl.col(value) - pl.col(value).mean()) ** 2).sum()))
+                      ss=((pl.col(value) - pl.col(value).mean()) ** 2).sum())
+                 .sort(group))  # a fixed summation order: the same figures every run
         sizes = stats["n"].to_numpy().astype(float)
         means = stats["mean"].to_numpy().astype(float)
         within = float(stats["ss"].sum()) if stats.height else 0.0

@@ -82,7 +82,7 @@ def _parse_json(text: str) -> Any:
         raise first
 
 
-def _schema_errors(exc: ValidationError, limit: int = 6) -> str:
+def schema_errors(exc: ValidationError, limit: int = 6) -> str:
     parts = []
     for error in exc.errors()[:limit]:
         where = ".".join(str(p) for p in error["loc"]) or "(root)"
@@ -98,24 +98,33 @@ def describe_leaks(leaks: list[tuple[str, Finding]], limit: int = 5) -> str:
             + (f"; and {more} more" if more > 0 else ""))
 
 
-def judge(answer: Answer) -> Verdict:
-    """Accept an answer as a record, or say exactly why not."""
+def answer_object(answer: Answer) -> tuple[dict[str, Any] | None, str | None]:
+    """The JSON object of an answer, or why there is none (also used by the evaluation
+    sets' idea extraction, which judges another record with the same rules)."""
     if answer.error:
-        return Verdict(None, f"backend error: {answer.error}")
+        return None, f"backend error: {answer.error}"
     if answer.finish_reason == "length":
-        return Verdict(None, "the answer was cut off at the token limit (finish_reason=length)")
+        return None, "the answer was cut off at the token limit (finish_reason=length)"
     if not answer.text or not answer.text.strip():
-        return Verdict(None, "the answer is empty")
+        return None, "the answer is empty"
     try:
         data = _parse_json(answer.text)
     except json.JSONDecodeError as exc:
-        return Verdict(None, f"the answer is not JSON: {exc}")
+        return None, f"the answer is not JSON: {exc}"
     if not isinstance(data, dict):
-        return Verdict(None, f"the answer is JSON but not an object ({type(data).__name__})")
+        return None, f"the answer is JSON but not an object ({type(data).__name__})"
+    return data, None
+
+
+def judge(answer: Answer) -> Verdict:
+    """Accept an answer as a record, or say exactly why not."""
+    data, reason = answer_object(answer)
+    if data is None:
+        return Verdict(None, reason)
     try:
         record = MaskedRecord.model_validate(data)
     except ValidationError as exc:
-        return Verdict(None, f"the answer does not match the schema: {_schema_errors(exc)}")
+        return Verdict(None, f"the answer does not match the schema: {schema_errors(exc)}")
     leaks = record_leaks(record.model_dump())
     if leaks:
         return Verdict(None, describe_leaks(leaks), leaks, record.model_dump())
@@ -165,7 +174,7 @@ def mask_record(data: dict[str, Any]) -> tuple[MaskedRecord | None, list[tuple[s
     try:
         record = MaskedRecord.model_validate(masked)
     except ValidationError as exc:
-        return None, removed, f"masking its leaks broke the schema: {_schema_errors(exc)}"
+        return None, removed, f"masking its leaks broke the schema: {schema_errors(exc)}"
     if record_leaks(record.model_dump()):
         return None, removed, "leaks remain after masking"
     return record, removed, None
