@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 import pyarrow as pa
@@ -38,7 +38,7 @@ from ..ideas.inputs import ABSTRACT_ONLY, PaperInput, input_hash, load_inputs
 from ..ideas.leaks import RULESET_VERSION, Finding, find_leaks, mask_text, sentences
 from ..ideas.prompting import Prompt, load_prompt
 from ..ideas.settings import IdeasSettings
-from ..ideas.validate import WITHHELD, answer_object, describe_leaks, schema_errors
+from ..ideas.validate import WITHHELD, Verdict, judge
 from ..paths import VaultPaths
 from ..schemas import EVAL_IDEA_FAILURES, EVAL_IDEAS, TableSchema
 from ..storage import read_table, write_table
@@ -146,27 +146,9 @@ def idea_leaks(data: dict[str, Any]) -> list[tuple[str, Finding]]:
     return found
 
 
-@dataclass
-class Judged:
-    record: IdeaRecord | None
-    reason: str | None = None
-    data: dict[str, Any] | None = None  # schema-valid, only its leaks are wrong
-    leaky: bool = False
-
-
-def judge_idea(answer: Answer) -> Judged:
+def judge_idea(answer: Answer) -> Verdict:
     """Accept an answer as an idea record, or say exactly why not (the vault's rules)."""
-    data, reason = answer_object(answer)
-    if data is None:
-        return Judged(None, reason)
-    try:
-        record = IdeaRecord.model_validate(data)
-    except ValidationError as exc:
-        return Judged(None, f"the answer does not match the schema: {schema_errors(exc)}")
-    leaks = idea_leaks(record.model_dump())
-    if leaks:
-        return Judged(None, describe_leaks(leaks), record.model_dump(), True)
-    return Judged(record)
+    return judge(answer, IdeaRecord, idea_leaks)
 
 
 def mask_idea(data: dict[str, Any]) -> tuple[IdeaRecord | None, list[tuple[str, Finding]]]:
@@ -224,9 +206,9 @@ def ask(backend: Backend, requests: Sequence[Request], prompt: Prompt, max_retri
                 request.custom_id, None, error="the backend returned no answer")
             outcome.attempts += 1
             verdict = judge_idea(outcome.answer)
-            outcome.leaky |= verdict.leaky
+            outcome.leaky |= bool(verdict.leaks)
             if verdict.record is not None:
-                outcome.record = verdict.record
+                outcome.record = cast(IdeaRecord, verdict.record)
                 continue
             outcome.reasons.append(verdict.reason or "rejected")
             if round_ < rounds - 1:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .backends.base import Answer
 from .injection import looks_like_instruction
@@ -26,7 +26,7 @@ _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 @dataclass
 class Verdict:
-    record: MaskedRecord | None
+    record: BaseModel | None  # a MaskedRecord, unless `judge` was given another model
     reason: str | None = None  # why it was rejected
     leaks: list[tuple[str, Finding]] = field(default_factory=list)
     data: dict[str, Any] | None = None  # schema-valid JSON whose only fault is its leaks
@@ -116,16 +116,20 @@ def answer_object(answer: Answer) -> tuple[dict[str, Any] | None, str | None]:
     return data, None
 
 
-def judge(answer: Answer) -> Verdict:
-    """Accept an answer as a record, or say exactly why not."""
+def judge(answer: Answer, model: type[BaseModel] = MaskedRecord,
+          find_leaks_in: Callable[[dict[str, Any]], list[tuple[str, Finding]]] = record_leaks,
+          ) -> Verdict:
+    """Accept an answer as a record, or say exactly why not. ``model`` and
+    ``find_leaks_in`` default to the masked record; the evaluation sets judge their six-part
+    idea record with the same rules."""
     data, reason = answer_object(answer)
     if data is None:
         return Verdict(None, reason)
     try:
-        record = MaskedRecord.model_validate(data)
+        record = model.model_validate(data)
     except ValidationError as exc:
         return Verdict(None, f"the answer does not match the schema: {schema_errors(exc)}")
-    leaks = record_leaks(record.model_dump())
+    leaks = find_leaks_in(record.model_dump())
     if leaks:
         return Verdict(None, describe_leaks(leaks), leaks, record.model_dump())
     return Verdict(record)
