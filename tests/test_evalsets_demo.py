@@ -42,6 +42,9 @@ def test_demo_builds_every_set_and_exports_it(vault_paths: VaultPaths) -> None:
     cards = {r["set_name"]: r for r in sql("SELECT set_name, rows, metrics FROM eval_cards")}
     assert set(cards) == set(SETS)
     assert all(cards[s]["rows"] > 0 for s in SETS), {s: cards[s]["rows"] for s in SETS}
+    methods = sql("SELECT DISTINCT similarity_method AS m FROM eval_pairwise")
+    assert [r["m"].split("@")[0] for r in methods] == [
+        "embedding:sentence-transformers/all-MiniLM-L6-v2"]  # the index's embedded model
     labels = sql("SELECT label, count(*) AS n FROM eval_pointwise GROUP BY 1 ORDER BY 1")
     assert {r["label"] for r in labels} == {"Reject", "Poster", "Spotlight", "Oral"}
     linked = sql("SELECT full_text_source FROM eval_review_stratified "

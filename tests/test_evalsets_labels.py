@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given
@@ -107,3 +108,50 @@ def test_settings_are_checked() -> None:
     resolved = EvalSetsSettings.resolve({"seed": 5, "dense_bins": [3, 4], "group_pool": None})
     assert resolved.seed == 5 and resolved.dense_bins == (3, 4) and resolved.group_pool == 800
     assert resolved.fingerprint() != EvalSetsSettings().fingerprint()
+
+
+class CountingEmbedder:
+    """Unit vectors from a text's bytes; counts what it is asked to embed."""
+
+    name, source, dimension = "counting/1", "counting", 8
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.asked += texts
+        vectors = np.array([[(hash(t) >> i) % 7 + 1 for i in range(8)] for t in texts],
+                           dtype=np.float32)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_embeddings_are_cached_by_text(vault_paths) -> None:
+    from vault_pipeline.evalsets.similarity import embed_cached
+
+    embedder = CountingEmbedder()
+    first = embed_cached(vault_paths, embedder, ["a", "b", "a"])
+    second = embed_cached(vault_paths, embedder, ["b", "c", "a"])
+    assert sorted(embedder.asked) == ["a", "b", "c"]  # "a" and "b" were not embedded twice
+    assert (first[0] == first[2]).all() and (second[0] == first[1]).all()
+    assert (second[2] == first[0]).all()
+
+
+def test_lexical_fallback_is_named_when_no_embedder_is_installed(vault_paths, monkeypatch
+                                                                 ) -> None:
+    from vault_pipeline.evalsets import similarity
+    from vault_pipeline.index import embedders
+
+    def missing(*_args, **_kwargs):
+        raise embedders.EmbedderNotInstalled("sentence-transformers is not installed")
+
+    monkeypatch.setattr(embedders, "load_embedder", missing)
+    space = similarity.topic_space(vault_paths, ["graph neural networks", "graph networks",
+                                                 "diffusion models"], "embedded")
+    assert space.method == "lexical-tfidf"
+    assert "no embedder installed" in space.note and "sentence-transformers" in space.note
+    sims = space.similarity(np.array([0]))
+    assert sims[0, 1] > sims[0, 2] and sims[0, 0] == pytest.approx(1.0)
+    asked = similarity.topic_space(vault_paths, ["a graph", "the graph"], "lexical")
+    assert asked.method == "lexical-tfidf" and "requested" in asked.note
+    empty = similarity.topic_space(vault_paths, ["the", "a"], "lexical")  # stop words only
+    assert (empty.similarity(np.array([0, 1])) == 0).all()

@@ -83,9 +83,11 @@ def lexical_space(texts: list[str], note: str | None) -> TopicSpace:
 
     vectorizer = TfidfVectorizer(sublinear_tf=True, stop_words="english", min_df=1,
                                  dtype=np.float32)
-    if not any(t.strip() for t in texts):
-        return TopicSpace(LEXICAL_METHOD, note, np.zeros((len(texts), 1), dtype=np.float32))
-    return TopicSpace(LEXICAL_METHOD, note, vectorizer.fit_transform(texts).tocsr())
+    try:
+        vectors = vectorizer.fit_transform(texts).tocsr()
+    except ValueError:  # no word to weigh (no texts, or stop words only): nothing is similar
+        vectors = np.zeros((len(texts), 1), dtype=np.float32)
+    return TopicSpace(LEXICAL_METHOD, note, vectors)
 
 
 def topic_space(paths: VaultPaths, texts: list[str], model: str, batch_size: int = 64
