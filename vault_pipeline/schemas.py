@@ -510,7 +510,8 @@ _LABEL_DOC = ("`Reject`, `Poster`, `Spotlight` or `Oral` (`Withdrawn` / `Desk re
 _RATING_COLUMNS = (
     Column("ratings", pa.list_(pa.float64()), "Valid overall ratings of the official reviews, "
            "in review order."),
-    Column("confidences", pa.list_(pa.float64()), "Reviewer confidences, in review order."),
+    Column("confidences", pa.list_(pa.float64()), "Reviewer confidences, aligned with "
+           "`ratings` (null where a review gave none)."),
     Column("mean_rating", pa.float64(), "Mean of `ratings`; null without a valid rating."),
 )
 

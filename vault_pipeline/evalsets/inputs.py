@@ -92,9 +92,11 @@ def read_inputs(paths: VaultPaths, scale: tuple[float, float]) -> Inputs:
 
 
 def attach_ratings(frame: pl.DataFrame, reviews: pl.DataFrame) -> pl.DataFrame:
-    """`ratings`, `confidences` (valid reviews, in review order), their count, mean and sd."""
+    """`ratings` and `confidences` of the reviews with a valid rating, in review order (a
+    confidence the review left out is null, so the two lists stay aligned), their count,
+    mean and sd."""
     per_paper = reviews.group_by("forum_id", maintain_order=True).agg(
-        ratings=pl.col("rating"), confidences=pl.col("confidence").drop_nulls(),
+        ratings=pl.col("rating"), confidences=pl.col("confidence"),
         rated_reviews=pl.len().cast(pl.Int32))
     joined = frame.drop([c for c in ("ratings", "confidences", "mean_rating")
                          if c in frame.columns]).join(per_paper, on="forum_id", how="left",

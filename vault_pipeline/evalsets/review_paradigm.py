@@ -58,7 +58,7 @@ class ReviewSets:
 
 
 def score_bin(mean: pl.Expr, rule: str, scale: tuple[float, float]) -> pl.Expr:
-    binned = mean.floor() if rule == "floor" else mean.round(0)
+    binned = mean.floor() if rule == "floor" else (mean + 0.5).floor()  # round half up
     return binned.clip(scale[0], scale[1]).cast(pl.Int32)
 
 
