@@ -155,3 +155,13 @@ def test_lexical_fallback_is_named_when_no_embedder_is_installed(vault_paths, mo
     assert asked.method == "lexical-tfidf" and "requested" in asked.note
     empty = similarity.topic_space(vault_paths, ["the", "a"], "lexical")  # stop words only
     assert (empty.similarity(np.array([0, 1])) == 0).all()
+
+
+def test_score_bins_floor_by_default_and_round_half_up_when_asked() -> None:
+    from vault_pipeline.evalsets.review_paradigm import score_bin
+
+    means = pl.DataFrame({"m": [1.0, 2.5, 5.49, 5.5, 6.75, 9.9, 10.0]})
+    floor = means.select(score_bin(pl.col("m"), "floor", (1.0, 10.0))).to_series().to_list()
+    rounded = means.select(score_bin(pl.col("m"), "round", (1.0, 10.0))).to_series().to_list()
+    assert floor == [1, 2, 5, 5, 6, 9, 10]
+    assert rounded == [1, 3, 5, 6, 7, 10, 10]
