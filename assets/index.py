@@ -25,7 +25,7 @@ class IndexConfig(dg.Config):
     `BAAI/bge-base-en-v1.5`). ``ann_min_rows``: rows from which an ANN index is built."""
 
     model: str = EMBEDDED
-    batch_size: int = 64
+    batch_size: int = 16
     device: str = "cpu"
     allow_download: bool = False
     ann_min_rows: int = IndexSettings.ann_min_rows

@@ -32,9 +32,7 @@ class SplitsConfig(dg.Config):
     classifier: str = "auto"
 
     def settings(self) -> SplitSettings:
-        return SplitSettings.parse(self.cutoff, seed=self.seed, validation=self.validation,
-                                   test=self.test, min_cited_in_vault=self.min_cited_in_vault,
-                                   classifier=self.classifier)
+        return SplitSettings.parse(**self.model_dump())
 
 
 @dg.asset(group_name="splits", deps=["papers", "views", "masked_records", "citations",

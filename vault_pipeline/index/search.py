@@ -86,7 +86,7 @@ def parse_date(value: str | date | None, what: str = "date") -> date | None:
         raise VaultError(f"{what} {value!r} is not a date (YYYY-MM-DD)") from None
 
 
-def search(paths: VaultPaths, query: str, embedder: Embedder, *, k: int = 10,
+def search(paths: VaultPaths, query: str, embedder: Embedder | None, *, k: int = 10,
            filters: SearchFilters | None = None, mode: str = "hybrid",
            settings: IndexSettings | None = None, table=None) -> list[SearchHit]:
     """The ``k`` best vault views for ``query`` under ``filters``, best first."""
@@ -102,6 +102,8 @@ def search(paths: VaultPaths, query: str, embedder: Embedder, *, k: int = 10,
     table = table if table is not None else open_index(paths)
     meta = table.schema.metadata or {}
     built_with = meta.get(b"embedder", b"").decode()
+    if mode != "text" and embedder is None:
+        raise VaultError(f"{mode} search needs the embedder the index was built with")
     if mode != "text" and built_with and built_with != embedder.name:
         raise VaultError(f"the index was built with {built_with}, not {embedder.name}: "
                          "search with the same model or rebuild the index")
@@ -135,5 +137,6 @@ def search_vault(paths: VaultPaths, query: str, *, k: int = 10,
     """Search with the model the index was built with (read from the index itself)."""
     table = open_index(paths)
     source = index_metadata(table).get("embedder_source", EMBEDDED)
-    embedder = load_embedder(EmbedderSettings(model=source, device=device))
+    embedder = (None if mode == "text"
+                else load_embedder(EmbedderSettings(model=source, device=device)))
     return search(paths, query, embedder, k=k, filters=filters, mode=mode, table=table)
