@@ -106,10 +106,15 @@ def _record_text(record: Mapping[str, Any] | None) -> str:
     return " ".join(p for p in parts if isinstance(p, str) and p.strip())
 
 
-def _quote(text: str, match: re.Match[str]) -> str:
-    start, end = max(0, match.start() - 15), min(len(text), match.end() + 15)
-    snippet = " ".join(text[start:end].split())
-    return f"'{snippet}'"
+def _quote(text: str, match: re.Match[str], margin: int = 25) -> str:
+    """The matched cue with a few whole words either side."""
+    start, end = max(0, match.start() - margin), min(len(text), match.end() + margin)
+    before, after = text[start:match.start()], text[match.end():end]
+    if start > 0:
+        before = "…" + before.split(" ", 1)[-1] if " " in before else "…"
+    if end < len(text):
+        after = after.rsplit(" ", 1)[0] + "…" if " " in after else "…"
+    return "'" + " ".join((before + match.group() + after).split()) + "'"
 
 
 def classify(title: str, abstract: str, record: Mapping[str, Any] | None = None) -> PaperKind:
