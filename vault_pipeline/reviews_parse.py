@@ -141,8 +141,9 @@ def decision_from_venue(venue_id: str, venueid: str | None, venue: str | None) -
             if venueid.endswith(suffix):
                 return decision
     if venueid == venue_id:
-        return normalise_decision(venue) if venue and "submitted" not in venue.lower() \
-            else "Accept"
+        if venue and "submitted" in venue.lower():
+            return None  # in the venue's group but still "Submitted to ...": undecided
+        return normalise_decision(venue) if venue else "Accept"
     if venue and "submitted to" not in venue.lower():
         return normalise_decision(venue)
     return None
