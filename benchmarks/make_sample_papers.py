@@ -265,24 +265,26 @@ def _figure_png() -> bytes:
     return pix.tobytes("png")
 
 
-def paper_html(paper: Paper, repeat: int = 1) -> str:
-    """The paper as HTML for a PyMuPDF Story; ``repeat`` lengthens the body (benchmark)."""
+def paper_html(paper: Paper, repeat: int = 1, floats_each_round: bool = False) -> str:
+    """The paper as HTML for a PyMuPDF Story; ``repeat`` lengthens the body (benchmark), with
+    the equation, figure and table in every round if ``floats_each_round``."""
     parts = [f"<h1>{escape(paper.title)}</h1>", f"<p class='authors'>{escape(paper.authors)}</p>",
              "<h3>Abstract</h3>", f"<p class='abstract'>{escape(paper.abstract)}</p>"]
     number = 0
     for round_ in range(repeat):
-        for heading, paragraphs in paper.sections:
+        first = round_ == 0 or floats_each_round
+        for section, (heading, paragraphs) in enumerate(paper.sections, 1):
             number += 1
             suffix = "" if round_ == 0 else f" (part {round_ + 1})"
             parts.append(f"<h2>{number} {escape(heading)}{suffix}</h2>")
             parts += [f"<p>{escape(p)}</p>" for p in paragraphs]
-            if round_ == 0 and heading in {"Method", "Approach", "Study Design"}:
+            if first and heading in {"Method", "Approach", "Study Design"}:
                 parts.append(f"<p class='equation'>{escape(paper.equation)}      (1)</p>")
-            if round_ == 0 and number == 2:
+            if first and section == 2:
                 parts.append("<p style='text-align:center'><img src='figure.png' width='240'/>"
                              "</p>")
                 parts.append(f"<p class='caption'>{escape(paper.figure_caption)}</p>")
-            if round_ == 0 and number == len(paper.sections) - 1:
+            if first and section == len(paper.sections) - 1:
                 parts.append(f"<p class='caption'>{escape(paper.table_caption)}</p>")
                 rows = ["<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>"
                         for row in paper.table]
@@ -293,10 +295,11 @@ def paper_html(paper: Paper, repeat: int = 1) -> str:
     return "\n".join(parts)
 
 
-def _layout(paper: Paper, repeat: int) -> bytes:
+def _layout(paper: Paper, repeat: int, floats_each_round: bool = False) -> bytes:
     archive = pymupdf.Archive()
     archive.add(_figure_png(), "figure.png")
-    story = pymupdf.Story(paper_html(paper, repeat), user_css=CSS, archive=archive)
+    story = pymupdf.Story(paper_html(paper, repeat, floats_each_round), user_css=CSS,
+                          archive=archive)
     page_rect = pymupdf.paper_rect("letter")
     margin, gap = 72, 18
     width = page_rect.width - 2 * margin
@@ -342,9 +345,9 @@ def _decorate(paper: Paper, pdf: bytes) -> bytes:
     return data
 
 
-def paper_pdf(paper: Paper, repeat: int = 1) -> bytes:
+def paper_pdf(paper: Paper, repeat: int = 1, floats_each_round: bool = False) -> bytes:
     """The paper as PDF bytes (deterministic for a given PyMuPDF version)."""
-    return _decorate(paper, _layout(paper, repeat))
+    return _decorate(paper, _layout(paper, repeat, floats_each_round))
 
 
 def latex_source(paper: Paper) -> dict[str, str]:

@@ -12,7 +12,7 @@ from vault_pipeline.documents.cleaning import clean_document
 from vault_pipeline.documents.convert import PDF, Settings, Task, convert_task
 from vault_pipeline.documents.invisible import drop_hidden_text
 from vault_pipeline.documents.outcome import CORRUPT, EMPTY, ENCRYPTED, OK, TOO_LARGE
-from vault_pipeline.documents.pdf import PdfLimits, pdf_to_markdown
+from vault_pipeline.documents.pdf import ALL, OFF, RULED, PdfLimits, pdf_to_markdown, ruled_pages
 
 
 def _pdf(text: str = "Hello sections and text.") -> bytes:
@@ -128,3 +128,41 @@ def test_cleaned_pdf_keeps_the_table_of_numbers(tmp_path: Path) -> None:
     converted = pdf_to_markdown((SAMPLE / "2202.12139v1.pdf").read_bytes())
     text = clean_document(converted.markdown).text.replace(" ", "")
     assert "|ResNet-50|50|25.6|500|" in text
+
+
+def _page_with(draw) -> pymupdf.Document:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "Some body text.")
+    draw(page)
+    return doc
+
+
+def test_ruled_pages_finds_pages_that_may_hold_a_ruled_table() -> None:
+    def grid(page: pymupdf.Page) -> None:
+        for y in (100, 120, 140):
+            page.draw_line((72, y), (300, y))
+        for x in (72, 180, 300):
+            page.draw_line((x, 100), (x, 140))
+
+    def footnote_rule(page: pymupdf.Page) -> None:
+        page.draw_line((72, 700), (200, 700))
+
+    assert ruled_pages(_page_with(grid)) == [True]
+    assert ruled_pages(_page_with(footnote_rule)) == [False]
+    assert ruled_pages(_page_with(lambda page: None)) == [False]
+
+
+def test_tables_on_ruled_pages_only_give_the_text_of_tables_on_every_page() -> None:
+    for path in sorted(SAMPLE.rglob("*.pdf")):
+        data = path.read_bytes()
+        ruled = pdf_to_markdown(data, tables=RULED).markdown
+        assert ruled == pdf_to_markdown(data, tables=ALL).markdown, path.name
+        assert "|ResNet-50|" in ruled.replace(" ", "") or "2202.12139" not in path.name
+
+
+def test_table_mode_is_checked_up_front() -> None:
+    with pytest.raises(ValueError, match="tables must be one of"):
+        Settings(tables="sometimes")
+    assert Settings(tables=OFF).converter(PDF) != Settings().converter(PDF)
+    assert Settings(tables=ALL).converter(PDF) == Settings().converter(PDF)

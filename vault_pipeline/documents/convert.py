@@ -15,7 +15,7 @@ from .cleaning import CLEANING_VERSION, DEFAULT_MAX_CHARS, clean_document
 from .latex import converter_version as latex_version
 from .latex import eprint_to_markdown
 from .outcome import EMPTY, FAILED, OK, TOO_LARGE, Conversion, ConversionError, Converted
-from .pdf import PdfLimits, pdf_to_markdown
+from .pdf import RULED, PdfLimits, check_table_mode, pdf_to_markdown
 from .pdf import converter_version as pdf_version
 
 PDF = "pdf"
@@ -28,13 +28,17 @@ class Settings:
 
     max_chars: int = DEFAULT_MAX_CHARS
     use_layout: bool = False  # see pdf.py
+    tables: str = RULED  # pages searched for tables without the layout model (pdf.py)
     pdf: PdfLimits = field(default_factory=PdfLimits)
     archive: ArchiveLimits = field(default_factory=ArchiveLimits)
+
+    def __post_init__(self) -> None:
+        check_table_mode(self.tables)
 
     def converter(self, kind: str) -> tuple[str, str]:
         """(converter name, version) of a kind of input: a conversion is reused only when
         both match, and the cleaning version and the truncation limit are part of it."""
-        base = pdf_version(self.use_layout) if kind == PDF else latex_version()
+        base = pdf_version(self.use_layout, self.tables) if kind == PDF else latex_version()
         name = "pymupdf4llm" if kind == PDF else "pylatexenc"
         return name, f"{base}; cleaning {CLEANING_VERSION}; max_chars {self.max_chars}"
 
@@ -56,7 +60,8 @@ def _convert(task: Task) -> Converted:
         if path.stat().st_size > task.settings.pdf.max_bytes:
             raise ConversionError(TOO_LARGE, f"{path.stat().st_size:,} bytes, over the limit "
                                              f"of {task.settings.pdf.max_bytes:,}")
-        return pdf_to_markdown(path.read_bytes(), task.settings.pdf, task.settings.use_layout)
+        return pdf_to_markdown(path.read_bytes(), task.settings.pdf, task.settings.use_layout,
+                               task.settings.tables)
     Path(task.scratch).mkdir(parents=True, exist_ok=True)
     unpack_dir = Path(tempfile.mkdtemp(prefix=f"{task.key[:16]}-", dir=task.scratch))
     try:
