@@ -27,12 +27,12 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 import polars as pl
-import pyarrow as pa
 from pydantic import ValidationError
 
 from ..ideas.backends import Backend, make_backend
 from ..ideas.backends.base import Answer, Request
 from ..ideas.extractive import NOT_STATED
+from ..ideas.incremental import BatchRows, StageTables, run_incremental
 from ..ideas.injection import looks_like_instruction
 from ..ideas.inputs import ABSTRACT_ONLY, PaperInput, input_hash, load_inputs
 from ..ideas.leaks import RULESET_VERSION, Finding, find_leaks, mask_text, sentences
@@ -40,8 +40,7 @@ from ..ideas.prompting import Prompt, load_prompt
 from ..ideas.settings import IdeasSettings
 from ..ideas.validate import WITHHELD, Verdict, judge
 from ..paths import VaultPaths
-from ..schemas import EVAL_IDEA_FAILURES, EVAL_IDEAS, TableSchema
-from ..storage import read_table, write_table
+from ..schemas import EVAL_IDEA_FAILURES, EVAL_IDEAS
 from .idea_record import (
     IDEA_FIELDS,
     NULLABLE_FIELDS,
@@ -224,10 +223,6 @@ def ask(backend: Backend, requests: Sequence[Request], prompt: Prompt, max_retri
     return list(state.values())
 
 
-def _frame(rows: list[dict], schema: TableSchema) -> pl.DataFrame:
-    return pl.from_arrow(pa.Table.from_pylist(rows, schema=schema.arrow))  # type: ignore
-
-
 def _rows(outcomes: list[_Outcome], backend: Backend, prompt_version: str,
           venues: dict[str, str]) -> tuple[list[dict], list[dict]]:
     now = datetime.now(UTC)
@@ -252,23 +247,15 @@ def _rows(outcomes: list[_Outcome], backend: Backend, prompt_version: str,
     return records, failures
 
 
-def _checkpoint_dir(paths: VaultPaths):
-    return paths.scratch / "evalsets_ideas"
-
-
-def _previous(paths: VaultPaths, schema: TableSchema, kind: str) -> pl.DataFrame:
-    frames = [read_table(paths.table(schema.name), schema)]
-    saved = sorted(_checkpoint_dir(paths).glob(f"*.{kind}.parquet"))
-    frames += [pl.read_parquet(f) for f in saved]
-    frame = pl.concat([f.select(schema.names) for f in frames], how="vertical_relaxed")
-    return frame.unique("input_hash", keep="last", maintain_order=True)
+EVAL_IDEA_TABLES = StageTables(EVAL_IDEAS, EVAL_IDEA_FAILURES, key="forum_id",
+                               scratch="evalsets_ideas", keep_unrequested=True)
 
 
 def extract_ideas(paths: VaultPaths, forums: pl.DataFrame, documents: pl.DataFrame | None,
                   ideas: IdeasSettings, prompt_name: str, backend: Backend | None = None,
                   log=print) -> ExtractionReport:
     """Write `eval_ideas` and `eval_idea_failures` for ``forums`` (forum_id, venue_id, title,
-    abstract, arxiv_id); earlier rows of other submissions are kept."""
+    abstract, arxiv_id); the last rows of submissions out of scope this time are kept."""
     own = backend is None
     backend = backend or make_backend(ideas)
     if backend.name == "extractive" and not isinstance(backend, SixPartExtractive):
@@ -276,9 +263,16 @@ def extract_ideas(paths: VaultPaths, forums: pl.DataFrame, documents: pl.DataFra
     prompt = load_prompt(prompt_name)
     prompt_version = prompt.version if backend.uses_prompt else "none"
     report = ExtractionReport(backend.name, backend.model, prompt_version)
+    venues = dict(forums.select("forum_id", "venue_id").iter_rows())
+
+    def extract(batch: list[Request]) -> BatchRows:
+        outcomes = ask(backend, batch, prompt, ideas.max_retries)
+        report.leaky_answers += sum(o.leaky for o in outcomes)
+        report.masked_findings += sum(len(o.removed) for o in outcomes)
+        return _rows(outcomes, backend, prompt_version, venues)
+
     try:
         inputs = submission_inputs(forums, documents)
-        venues = dict(forums.select("forum_id", "venue_id").iter_rows())
         schema = IdeaRecord.model_json_schema()
         key_settings = f"{ideas.generation_key()}|{RULESET_VERSION}"
         requests = [Request(
@@ -290,58 +284,13 @@ def extract_ideas(paths: VaultPaths, forums: pl.DataFrame, documents: pl.DataFra
             for p in inputs]
         report.submissions = len(requests)
         report.by_source = dict(Counter(r.paper.source for r in requests))
-        old_records = _previous(paths, EVAL_IDEAS, "records")
-        old_failures = _previous(paths, EVAL_IDEA_FAILURES, "failures")
-        done = set(old_records.get_column("input_hash").to_list())
-        if ideas.retry_failures:
-            old_failures = old_failures.clear()
-        skip = done | set(old_failures.get_column("input_hash").to_list())
-        todo = [r for r in requests if r.custom_id not in skip]
-        report.reused = len(requests) - len(todo)
-        log(f"evaluation ideas: {len(requests)} submissions, {report.reused} unchanged, "
-            f"{len(todo)} to extract with {backend.name} ({backend.model})")
-        folder = _checkpoint_dir(paths)
-        for start in range(0, len(todo), max(1, ideas.batch_size)):
-            batch = todo[start:start + ideas.batch_size]
-            outcomes = ask(backend, batch, prompt, ideas.max_retries)
-            records, failures = _rows(outcomes, backend, prompt_version, venues)
-            key = batch[0].custom_id[:16]
-            write_table(folder / f"{key}.records.parquet", _frame(records, EVAL_IDEAS),
-                        EVAL_IDEAS)
-            write_table(folder / f"{key}.failures.parquet",
-                        _frame(failures, EVAL_IDEA_FAILURES), EVAL_IDEA_FAILURES)
-            report.processed += len(batch)
-            report.leaky_answers += sum(o.leaky for o in outcomes)
-            report.masked_findings += sum(len(o.removed) for o in outcomes)
-        all_records = _previous(paths, EVAL_IDEAS, "records")
-        fresh = set(all_records.get_column("input_hash").to_list())
-        all_failures = _previous(paths, EVAL_IDEA_FAILURES, "failures").filter(
-            ~pl.col("input_hash").is_in(list(fresh)))
-        # one row per submission: the record (or failure) of its current input hash wins
-        current_hash = {r.paper.arxiv_id: r.custom_id for r in requests}
-        all_records = _latest(all_records, current_hash)
-        all_failures = _latest(all_failures, current_hash).filter(
-            ~pl.col("forum_id").is_in(all_records.get_column("forum_id").to_list()))
-        report.records = write_table(paths.table(EVAL_IDEAS.name),
-                                     all_records.sort("forum_id"), EVAL_IDEAS)
-        report.quarantined = write_table(paths.table(EVAL_IDEA_FAILURES.name),
-                                         all_failures.sort("forum_id"), EVAL_IDEA_FAILURES)
-        for file in folder.glob("*.parquet"):
-            file.unlink(missing_ok=True)
+        counts = run_incremental(
+            paths, EVAL_IDEA_TABLES, requests, extract, batch_size=ideas.batch_size,
+            retry_failures=ideas.retry_failures, log=log, label="evaluation ideas",
+            unit="submissions", action=f"extract with {backend.name} ({backend.model})")
+        report.reused, report.processed = counts.reused, counts.processed
+        report.records, report.quarantined = counts.records, counts.quarantined
     finally:
         if own:
             backend.close()
     return report
-
-
-def _latest(frame: pl.DataFrame, current_hash: dict[str, str]) -> pl.DataFrame:
-    """One row per forum: the row of its current input hash if any, else its newest row
-    (a submission out of scope this time keeps its last record)."""
-    current = pl.DataFrame({"forum_id": list(current_hash),
-                            "_hash": list(current_hash.values())},
-                           schema={"forum_id": pl.String, "_hash": pl.String})
-    ranked = frame.join(current, on="forum_id", how="left", maintain_order="left").with_columns(
-        _current=(pl.col("input_hash") == pl.col("_hash")).fill_null(False))
-    return (ranked.filter(pl.col("_hash").is_null() | pl.col("_current"))
-            .unique("forum_id", keep="last", maintain_order=True)
-            .drop("_hash", "_current"))

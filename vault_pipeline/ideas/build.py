@@ -1,9 +1,10 @@
 """The ideas stage over the vault: `masked_records` + `llm_failures` from `papers` and
 `documents`, then `views` from `masked_records`.
 
-Incremental and resumable: a paper whose input hash (paper text, backend, model, prompt,
-schema, settings) already has a record, or a quarantined failure, is not asked again; each
-finished batch is checkpointed under the scratch folder, so a crashed run resumes there."""
+Incremental and resumable (`incremental.run_incremental`): a paper whose input hash (paper
+text, backend, model, prompt, schema, settings) already has a record, or a quarantined
+failure, is not asked again; each finished batch is checkpointed under the scratch folder,
+so a crashed run resumes there."""
 
 from __future__ import annotations
 
@@ -14,14 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
-import pyarrow as pa
 
 from ..paths import VaultPaths
-from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS, TableSchema
+from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
 from ..storage import read_table, write_table
 from .backends import Backend, make_backend
 from .backends.base import Request
 from .decompose import BatchOutcome, findings_rows, now, run_batch
+from .incremental import BatchRows, StageTables, rows_frame, run_incremental
 from .inputs import PaperInput, input_hash, load_inputs
 from .leaks import RULESET_VERSION, mask_text
 from .prompting import Prompt, load_prompt
@@ -119,40 +120,8 @@ def outcome_rows(outcome: BatchOutcome, backend: Backend,
     return records, failures
 
 
-def _frame(rows: list[dict], schema: TableSchema) -> pl.DataFrame:
-    """Rows as a frame of exactly the table's Arrow schema (nested structs included)."""
-    table = pa.Table.from_pylist(rows, schema=schema.arrow)
-    return pl.from_arrow(table)  # type: ignore[return-value]
-
-
-class _Checkpoints:
-    """Finished batches of the running stage, so a crash loses at most one batch."""
-
-    def __init__(self, paths: VaultPaths) -> None:
-        self.folder = paths.scratch / "ideas"
-
-    def load(self, table: str) -> pl.DataFrame | None:
-        files = sorted(self.folder.glob(f"*.{table}.parquet"))
-        frames = [pl.read_parquet(f) for f in files]
-        return pl.concat(frames, how="vertical_relaxed") if frames else None
-
-    def save(self, batch_key: str, records: pl.DataFrame, failures: pl.DataFrame) -> None:
-        write_table(self.folder / f"{batch_key}.records.parquet", records, MASKED_RECORDS)
-        write_table(self.folder / f"{batch_key}.failures.parquet", failures, LLM_FAILURES)
-
-    def clear(self) -> None:
-        for file in self.folder.glob("*.parquet"):
-            file.unlink(missing_ok=True)
-
-
-def _existing(paths: VaultPaths, table: TableSchema, checkpoints: _Checkpoints,
-              kind: str) -> pl.DataFrame:
-    frames = [read_table(paths.table(table.name), table)]
-    saved = checkpoints.load(kind)
-    if saved is not None:
-        frames.append(saved)
-    frame = pl.concat([f.select(table.names) for f in frames], how="vertical_relaxed")
-    return frame.unique("input_hash", keep="last", maintain_order=True)
+IDEAS_TABLES = StageTables(MASKED_RECORDS, LLM_FAILURES, key="arxiv_id", scratch="ideas",
+                           keep_unrequested=False)
 
 
 def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
@@ -164,56 +133,29 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
     prompt = load_prompt(settings.prompt)
     prompt_version = prompt.version if backend.uses_prompt else "none"
     report = IdeasReport(backend.name, backend.model, prompt_version)
+
+    def decompose(batch: list[Request]) -> BatchRows:
+        outcome = run_batch(backend, batch, prompt, settings.max_retries)
+        report.retried += sum(1 for a in outcome.accepted if a.attempts > 1) + sum(
+            1 for r in outcome.rejected if r.attempts > 1)
+        report.leaky_answers += sum(1 for a in outcome.accepted if a.leaky) + sum(
+            1 for r in outcome.rejected if any("measured results" in x for x in r.reasons))
+        report.masked_findings += sum(len(a.removed) for a in outcome.accepted)
+        report.tokens_in += outcome.tokens_in
+        report.tokens_out += outcome.tokens_out
+        report.new_failures += len(outcome.rejected)
+        return outcome_rows(outcome, backend, prompt_version)
+
     try:
-        inputs = read_inputs(paths)
-        requests = build_requests(inputs, backend, prompt, settings)
+        requests = build_requests(read_inputs(paths), backend, prompt, settings)
         report.papers = len(requests)
         report.by_source = dict(Counter(r.paper.source for r in requests))
-        current = {r.custom_id for r in requests}
-        checkpoints = _Checkpoints(paths)
-        old_records = _existing(paths, MASKED_RECORDS, checkpoints, "records")
-        old_failures = _existing(paths, LLM_FAILURES, checkpoints, "failures")
-        kept_records = old_records.filter(pl.col("input_hash").is_in(list(current)))
-        done = set(kept_records.get_column("input_hash").to_list())
-        kept_failures = old_failures.filter(pl.col("input_hash").is_in(list(current))
-                                            & ~pl.col("input_hash").is_in(list(done)))
-        if settings.retry_failures:
-            kept_failures = kept_failures.clear()
-        skip = done | set(kept_failures.get_column("input_hash").to_list())
-        todo = [r for r in requests if r.custom_id not in skip]
-        report.reused = len(requests) - len(todo)
-        log(f"ideas: {len(requests)} papers, {report.reused} unchanged, {len(todo)} to "
-            f"decompose with {backend.name} ({backend.model}, prompt {prompt_version})")
-        new_records: list[pl.DataFrame] = []
-        new_failures: list[pl.DataFrame] = []
-        for start in range(0, len(todo), max(1, settings.batch_size)):
-            batch = todo[start:start + settings.batch_size]
-            outcome = run_batch(backend, batch, prompt, settings.max_retries)
-            records, failures = outcome_rows(outcome, backend, prompt_version)
-            records_frame = _frame(records, MASKED_RECORDS)
-            failures_frame = _frame(failures, LLM_FAILURES)
-            checkpoints.save(batch[0].custom_id[:16], records_frame, failures_frame)
-            new_records.append(records_frame)
-            new_failures.append(failures_frame)
-            report.processed += len(batch)
-            report.retried += sum(1 for a in outcome.accepted if a.attempts > 1) + sum(
-                1 for r in outcome.rejected if r.attempts > 1)
-            report.leaky_answers += sum(1 for a in outcome.accepted if a.leaky) + sum(
-                1 for r in outcome.rejected if any("measured results" in x for x in r.reasons))
-            report.masked_findings += sum(len(a.removed) for a in outcome.accepted)
-            report.tokens_in += outcome.tokens_in
-            report.tokens_out += outcome.tokens_out
-            report.new_failures += len(outcome.rejected)
-            log(f"ideas: {report.processed}/{len(todo)} decomposed "
-                f"({len(outcome.rejected)} quarantined in this batch)")
-        all_records = pl.concat([kept_records, *new_records], how="vertical_relaxed")
-        all_records = all_records.sort("arxiv_id")
-        failed = pl.concat([kept_failures, *new_failures], how="vertical_relaxed")
-        report.records = write_table(paths.table(MASKED_RECORDS.name), all_records,
-                                     MASKED_RECORDS)
-        report.quarantined = write_table(paths.table(LLM_FAILURES.name), failed.sort(
-            "arxiv_id"), LLM_FAILURES)
-        checkpoints.clear()
+        counts = run_incremental(
+            paths, IDEAS_TABLES, requests, decompose, batch_size=settings.batch_size,
+            retry_failures=settings.retry_failures, log=log, label="ideas", unit="papers",
+            action=f"decompose with {backend.name} ({backend.model}, prompt {prompt_version})")
+        report.reused, report.processed = counts.reused, counts.processed
+        report.records, report.quarantined = counts.records, counts.quarantined
     finally:
         if own_backend:
             backend.close()
@@ -251,7 +193,7 @@ def views_rows(records: pl.DataFrame) -> list[dict[str, Any]]:
 def build_views(paths: VaultPaths) -> ViewsReport:
     records = read_table(paths.table(MASKED_RECORDS.name), MASKED_RECORDS)
     rows = views_rows(records)
-    frame = _frame(rows, VIEWS)
+    frame = rows_frame(rows, VIEWS)
     report = ViewsReport(records=records.height)
     report.views = write_table(paths.table(VIEWS.name), frame, VIEWS)
     report.masked_findings = sum(len(r["masked_findings"]) for r in rows)
