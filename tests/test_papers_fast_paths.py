@@ -10,7 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault_pipeline.papers import build_papers
-from vault_pipeline.parse.finalize import WHITESPACE_TO_COLLAPSE, _clean_list
+from vault_pipeline.parse.finalize import (
+    WHITESPACE_TO_COLLAPSE,
+    _clean_list,
+    collapse_whitespace,
+)
 from vault_pipeline.parse.snapshot import SNAPSHOT_SCHEMA, _line_numbers, _read, _read_fast
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.raw.zone import RawZone
@@ -75,6 +79,17 @@ def test_whitespace_pattern_equals_collapsing_every_run(text: str) -> None:
     series = pl.Series([text])
     assert (series.str.replace_all(WHITESPACE_TO_COLLAPSE, " ").item()
             == series.str.replace_all(r"\s+", " ").item())
+
+
+@given(st.lists(st.one_of(st.none(), st.text(
+    alphabet=st.sampled_from([*WHITESPACE, "\x1f", "a", "é", "\u2003"]), max_size=30)),
+    min_size=1, max_size=6))
+def test_ascii_fast_path_collapses_whitespace_like_the_regex(cells: list[str | None]) -> None:
+    """ASCII rows take literal passes, the rest the regex; both must equal ``\\s+ → " "``."""
+    frame = pl.DataFrame({"text": cells}, schema={"text": pl.String})
+    got = frame.lazy().select(collapse_whitespace(pl.col("text"))).collect()
+    expected = frame.select(pl.col("text").str.replace_all(r"\s+", " "))
+    assert got.get_column("text").to_list() == expected.get_column("text").to_list()
 
 
 @given(st.lists(st.one_of(st.none(), st.lists(
