@@ -24,19 +24,20 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 
 import polars as pl
 from pydantic import ValidationError
 
 from ..ideas.backends import Backend, make_backend
 from ..ideas.backends.base import Answer, Request
+from ..ideas.decompose import Accepted, BatchOutcome, Rejected, findings_rows, run_batch
 from ..ideas.extractive import NOT_STATED
 from ..ideas.incremental import BatchRows, StageTables, run_incremental
 from ..ideas.injection import looks_like_instruction
 from ..ideas.inputs import ABSTRACT_ONLY, PaperInput, input_hash, load_inputs
 from ..ideas.leaks import RULESET_VERSION, Finding, find_leaks, mask_text, sentences
-from ..ideas.prompting import Prompt, load_prompt
+from ..ideas.prompting import load_prompt
 from ..ideas.settings import IdeasSettings
 from ..ideas.validate import WITHHELD, Verdict, judge
 from ..paths import VaultPaths
@@ -150,9 +151,11 @@ def judge_idea(answer: Answer) -> Verdict:
     return judge(answer, IdeaRecord, idea_leaks)
 
 
-def mask_idea(data: dict[str, Any]) -> tuple[IdeaRecord | None, list[tuple[str, Finding]]]:
+def mask_idea(data: dict[str, Any]) -> tuple[IdeaRecord | None, list[tuple[str, Finding]],
+                                             str | None]:
     """Drop every sentence with a result or an instruction; a required part left empty says
-    it was withheld, an optional one becomes null."""
+    it was withheld, an optional one becomes null. Returns the record (None if masking left
+    no valid one), what was removed, and the reason when it failed."""
     removed: list[tuple[str, Finding]] = []
     masked: dict[str, Any] = {}
     for name in IDEA_FIELDS:
@@ -170,80 +173,34 @@ def mask_idea(data: dict[str, Any]) -> tuple[IdeaRecord | None, list[tuple[str, 
                 kept.append(sentence)
         joined = " ".join(kept)
         masked[name] = joined or (None if name in NULLABLE_FIELDS else WITHHELD)
+    failed = "masking its leaks left no valid record"
     try:
         record = IdeaRecord.model_validate(masked)
     except ValidationError:
-        return None, removed
-    return (None if idea_leaks(record.model_dump()) else record), removed
+        return None, removed, failed
+    if idea_leaks(record.model_dump()):
+        return None, removed, failed
+    return record, removed, None
 
 
-@dataclass
-class _Outcome:
-    request: Request
-    attempts: int
-    reasons: list[str]
-    answer: Answer
-    record: IdeaRecord | None = None
-    removed: list[tuple[str, Finding]] = field(default_factory=list)
-    leaky: bool = False
-
-
-def ask(backend: Backend, requests: Sequence[Request], prompt: Prompt, max_retries: int
-        ) -> list[_Outcome]:
-    """Every request ends with a record or a list of reasons."""
-    state = {r.custom_id: _Outcome(r, 0, [], Answer(r.custom_id, None)) for r in requests}
-    pending = list(requests)
-    rounds = 1 if backend.deterministic else 1 + max(0, max_retries)
-    for round_ in range(rounds):
-        if not pending:
-            break
-        answers = {a.custom_id: a for a in backend.generate(pending)}
-        again = []
-        for request in pending:
-            outcome = state[request.custom_id]
-            outcome.answer = answers.get(request.custom_id) or Answer(
-                request.custom_id, None, error="the backend returned no answer")
-            outcome.attempts += 1
-            verdict = judge_idea(outcome.answer)
-            outcome.leaky |= bool(verdict.leaks)
-            if verdict.record is not None:
-                outcome.record = cast(IdeaRecord, verdict.record)
-                continue
-            outcome.reasons.append(verdict.reason or "rejected")
-            if round_ < rounds - 1:
-                messages = prompt.repair_messages(list(outcome.request.messages),
-                                                  outcome.answer.text or "",
-                                                  verdict.reason or "")
-                again.append(dataclasses.replace(request, messages=tuple(messages)))
-            elif verdict.data is not None:
-                outcome.record, outcome.removed = mask_idea(verdict.data)
-                if outcome.record is None:
-                    outcome.reasons.append("masking its leaks left no valid record")
-        pending = again
-    return list(state.values())
-
-
-def _rows(outcomes: list[_Outcome], backend: Backend, prompt_version: str,
-          venues: dict[str, str]) -> tuple[list[dict], list[dict]]:
+def _rows(outcome: BatchOutcome, backend: Backend, prompt_version: str,
+          venues: dict[str, str]) -> BatchRows:
     now = datetime.now(UTC)
-    records, failures = [], []
-    for item in outcomes:
+
+    def base(item: Accepted | Rejected) -> dict[str, Any]:
         paper = item.request.paper
-        base = {"forum_id": paper.arxiv_id, "venue_id": venues[paper.arxiv_id],
+        return {"forum_id": paper.arxiv_id, "venue_id": venues[paper.arxiv_id],
                 "backend": backend.name, "model": backend.model,
                 "prompt_version": prompt_version, "input_hash": item.request.custom_id,
                 "input_source": paper.source, "input_note": paper.note,
                 "attempts": item.attempts}
-        if item.record is not None:
-            records.append({**base, **item.record.model_dump(),
-                            "schema_version": SCHEMA_VERSION, "leaky_answer": item.leaky,
-                            "masked_findings": [{"field": p, "kind": f.kind, "match": f.match}
-                                                for p, f in item.removed],
-                            "created_at": now})
-        else:
-            failures.append({**base, "reason": item.reasons[-1], "reasons": item.reasons,
-                             "raw_answer": item.answer.text,
-                             "finish_reason": item.answer.finish_reason, "failed_at": now})
+
+    records = [{**base(item), **item.record.model_dump(), "schema_version": SCHEMA_VERSION,
+                "leaky_answer": item.leaky, "masked_findings": findings_rows(item.removed),
+                "created_at": now} for item in outcome.accepted]
+    failures = [{**base(item), "reason": item.reasons[-1], "reasons": item.reasons,
+                 "raw_answer": item.answer.text, "finish_reason": item.answer.finish_reason,
+                 "failed_at": now} for item in outcome.rejected]
     return records, failures
 
 
@@ -266,10 +223,10 @@ def extract_ideas(paths: VaultPaths, forums: pl.DataFrame, documents: pl.DataFra
     venues = dict(forums.select("forum_id", "venue_id").iter_rows())
 
     def extract(batch: list[Request]) -> BatchRows:
-        outcomes = ask(backend, batch, prompt, ideas.max_retries)
-        report.leaky_answers += sum(o.leaky for o in outcomes)
-        report.masked_findings += sum(len(o.removed) for o in outcomes)
-        return _rows(outcomes, backend, prompt_version, venues)
+        outcome = run_batch(backend, batch, prompt, ideas.max_retries, judge_idea, mask_idea)
+        report.leaky_answers += sum(o.leaky for o in [*outcome.accepted, *outcome.rejected])
+        report.masked_findings += sum(len(o.removed) for o in outcome.accepted)
+        return _rows(outcome, backend, prompt_version, venues)
 
     try:
         inputs = submission_inputs(forums, documents)

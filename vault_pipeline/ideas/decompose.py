@@ -1,24 +1,31 @@
 """One batch of papers through a backend: ask, judge, re-ask with the reason (up to
-`max_retries`), mask a leaky answer that has no retries left, quarantine the rest."""
+`max_retries`), mask a leaky answer that has no retries left, quarantine the rest. The
+judge and the masking default to the masked record; the evaluation sets pass their
+six-part idea record's."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import BaseModel
+
 from .backends.base import Answer, Backend, Request
 from .leaks import Finding
 from .prompting import Prompt
-from .record import MaskedRecord
-from .validate import judge, mask_record
+from .validate import Verdict, judge, mask_record
+
+# a record model, what masking removed, and why it failed (record None)
+Masking = Callable[[dict[str, Any]], tuple[BaseModel | None, list[tuple[str, Finding]],
+                                            str | None]]
 
 
 @dataclass
 class Accepted:
     request: Request
-    record: MaskedRecord
+    record: BaseModel  # a MaskedRecord unless the batch was judged with another model
     attempts: int
     removed: list[tuple[str, Finding]]  # what masking took out of the final answer
     leaky: bool  # some answer for this paper stated a result (then retried or masked)
@@ -30,6 +37,7 @@ class Rejected:
     attempts: int
     reasons: list[str]
     answer: Answer
+    leaky: bool = False  # some answer for this paper stated a result
 
 
 @dataclass
@@ -41,7 +49,8 @@ class BatchOutcome:
 
 
 def run_batch(backend: Backend, requests: Sequence[Request], prompt: Prompt,
-              max_retries: int) -> BatchOutcome:
+              max_retries: int, judge_answer: Callable[[Answer], Verdict] = judge,
+              mask: Masking = mask_record) -> BatchOutcome:
     """Every request ends accepted or rejected, none dropped."""
     outcome = BatchOutcome()
     rounds = 1 if backend.deterministic else 1 + max(0, max_retries)
@@ -63,7 +72,7 @@ def run_batch(backend: Backend, requests: Sequence[Request], prompt: Prompt,
             attempts[key] += 1
             outcome.tokens_in += answer.tokens_in or 0
             outcome.tokens_out += answer.tokens_out or 0
-            verdict = judge(answer)
+            verdict = judge_answer(answer)
             if verdict.ok:
                 assert verdict.record is not None
                 outcome.accepted.append(Accepted(original[key], verdict.record,
@@ -75,7 +84,7 @@ def run_batch(backend: Backend, requests: Sequence[Request], prompt: Prompt,
                 leaky.add(key)
             if last:
                 if verdict.data is not None:
-                    record, removed, why = mask_record(verdict.data)
+                    record, removed, why = mask(verdict.data)
                     if record is not None:
                         outcome.accepted.append(Accepted(original[key], record, attempts[key],
                                                          removed, True))
@@ -83,7 +92,7 @@ def run_batch(backend: Backend, requests: Sequence[Request], prompt: Prompt,
                         continue
                     reasons[key].append(why or "masking failed")
                 outcome.rejected.append(Rejected(original[key], attempts[key], reasons[key],
-                                                 answer))
+                                                 answer, key in leaky))
                 del pending[key]
             else:
                 messages = prompt.repair_messages(list(original[key].messages),
