@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
+from ..ideas.quality import leak_outcome, read_if_exists
 from ..papers_quality import Outcome
 from .extraction import idea_leaks
 from .idea_record import IDEA_FIELDS
@@ -14,26 +15,20 @@ from .labels import RANK
 from .settings import PAIR_TYPES
 
 
-def _read(table: Path) -> pl.DataFrame | None:
-    return pl.read_parquet(table) if table.exists() else None
-
-
 def ideas_without_results(ideas: Path) -> Outcome:
     """No part of any idea states a measured result (the leak checker run again)."""
-    frame = _read(ideas)
+    frame = read_if_exists(ideas)
     if frame is None:
         return Outcome(True, "no eval_ideas table yet", {"leaks": 0})
     hits = [(row["forum_id"], name, f) for row in frame.iter_rows(named=True)
             for name, f in idea_leaks({k: row[k] for k in IDEA_FIELDS})]
-    return Outcome(not hits, f"{len(hits)} leaked result(s) in {frame.height} ideas",
-                   {"leaks": len(hits), "ideas": frame.height,
-                    "examples": [f"{a} {n}: {f.kind} {f.match!r}" for a, n, f in hits[:10]]})
+    return leak_outcome(hits, frame.height, "ideas")
 
 
 def pairs_valid(pairs: Path) -> Outcome:
     """Each pair: its type's two labels, the better one the higher label, both sides
     different submissions, nobody twice within a type and venue, one similarity method."""
-    frame = _read(pairs)
+    frame = read_if_exists(pairs)
     if frame is None:
         return Outcome(True, "no eval_pairwise table yet", {})
     bad = []
@@ -58,7 +53,7 @@ def pairs_valid(pairs: Path) -> Outcome:
 def groups_valid(groups: Path, min_labels: int = 2) -> Outcome:
     """Each group: one venue, one member per label, at least ``min_labels`` labels, ranked by
     label, the best ranked first, positions a permutation, one query."""
-    frame = _read(groups)
+    frame = read_if_exists(groups)
     if frame is None or frame.is_empty():
         return Outcome(True, "no groups", {"groups": 0})
     bad = []
@@ -83,7 +78,7 @@ def groups_valid(groups: Path, min_labels: int = 2) -> Outcome:
 def strata_within_quota(stratified: Path, per_bin: int, dense_bins: tuple[int, ...]
                         ) -> Outcome:
     """No dense score bin holds more than its quota (the sample never pads or repeats)."""
-    frame = _read(stratified)
+    frame = read_if_exists(stratified)
     if frame is None:
         return Outcome(True, "no eval_review_stratified table yet", {})
     by_bin = dict(frame.group_by("score_bin").len().iter_rows())

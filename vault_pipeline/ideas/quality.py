@@ -9,7 +9,7 @@ import polars as pl
 from pydantic import ValidationError
 
 from ..papers_quality import Outcome
-from .leaks import find_leaks
+from .leaks import Finding, find_leaks
 from .record import RECORD_FIELDS, MaskedRecord
 from .validate import record_leaks
 from .views import VIEW_NAMES
@@ -17,38 +17,42 @@ from .views import VIEW_NAMES
 PROVENANCE = ("backend", "model", "prompt_version", "input_hash", "input_source")
 
 
-def _read(table: Path) -> pl.DataFrame | None:
+def read_if_exists(table: Path) -> pl.DataFrame | None:
     return pl.read_parquet(table) if table.exists() else None
+
+
+def leak_outcome(hits: list[tuple[str, str, Finding]], rows: int, what: str) -> Outcome:
+    """The verdict of running the leak checker again over ``rows`` rows of ``what``: passed
+    when nothing leaked; ``hits`` are (id, field, finding), the first ten shown."""
+    examples = [f"{a} {p}: {f.kind} {f.match!r}" for a, p, f in hits[:10]]
+    return Outcome(not hits, f"{len(hits)} leaked result(s) in {rows} {what}",
+                   {"leaks": len(hits), what: rows, "examples": examples})
 
 
 def record_leak_findings(records: Path) -> Outcome:
     """No field of any final record states a measured result (the checker run again)."""
-    frame = _read(records)
+    frame = read_if_exists(records)
     if frame is None:
         return Outcome(True, "no masked_records table yet", {"leaks": 0})
     hits = []
     for row in frame.select(["arxiv_id", *RECORD_FIELDS]).iter_rows(named=True):
         data = {k: row[k] for k in RECORD_FIELDS}
         hits += [(row["arxiv_id"], path, f) for path, f in record_leaks(data)]
-    examples = [f"{a} {p}: {f.kind} {f.match!r}" for a, p, f in hits[:10]]
-    return Outcome(not hits, f"{len(hits)} leaked result(s) in {frame.height} records",
-                   {"leaks": len(hits), "records": frame.height, "examples": examples})
+    return leak_outcome(hits, frame.height, "records")
 
 
 def view_leak_findings(views: Path) -> Outcome:
-    frame = _read(views)
+    frame = read_if_exists(views)
     if frame is None:
         return Outcome(True, "no views table yet", {"leaks": 0})
     hits = [(a, v, f) for a, v, text in frame.select(["arxiv_id", "view", "text"]).iter_rows()
             for f in find_leaks(text)]
-    examples = [f"{a} {v}: {f.kind} {f.match!r}" for a, v, f in hits[:10]]
-    return Outcome(not hits, f"{len(hits)} leaked result(s) in {frame.height} views",
-                   {"leaks": len(hits), "views": frame.height, "examples": examples})
+    return leak_outcome(hits, frame.height, "views")
 
 
 def records_valid(records: Path) -> Outcome:
     """Every row is a valid record with its provenance, one per paper."""
-    frame = _read(records)
+    frame = read_if_exists(records)
     if frame is None:
         return Outcome(True, "no masked_records table yet")
     invalid = []
@@ -68,7 +72,7 @@ def records_valid(records: Path) -> Outcome:
 
 def views_complete(records: Path, views: Path) -> Outcome:
     """Each record has its five views, each non-empty, from the same input."""
-    recs, vws = _read(records), _read(views)
+    recs, vws = read_if_exists(records), read_if_exists(views)
     if recs is None or vws is None:
         return Outcome(recs is None, "views missing" if recs is not None else "no records yet")
     expected = recs.select("arxiv_id", "input_hash").join(
@@ -86,7 +90,7 @@ def views_complete(records: Path, views: Path) -> Outcome:
 
 def quarantine_rate(records: Path, failures: Path, limit: float) -> Outcome:
     """Share of papers quarantined in `llm_failures`; warned above ``limit``."""
-    recs, fails = _read(records), _read(failures)
+    recs, fails = read_if_exists(records), read_if_exists(failures)
     n_records = recs.height if recs is not None else 0
     n_failed = fails.height if fails is not None else 0
     total = n_records + n_failed
