@@ -126,17 +126,20 @@ def pooled(tasks: list[Task], workers: int, function=convert_task) -> tuple[floa
 def compare_pools(paths: list[Path], scratch: Path) -> None:
     pages = n_pages(paths)
     settings = Settings()
+    # Largest first, so the last document to finish is a short one: a long paper scheduled
+    # last would keep one worker busy alone and understate the speed-up.
+    paths = sorted(paths, key=lambda p: p.stat().st_size, reverse=True)
     tasks = [Task(f"{i:064d}", PDF, str(p), str(scratch / "unpack"), settings)
              for i, p in enumerate(paths)]
     # One extra task per worker first, so worker start is measured apart from the rest.
-    warm = [Task(f"warm{i}".ljust(64, "0"), PDF, str(paths[0]), str(scratch), settings)
+    warm = [Task(f"warm{i}".ljust(64, "0"), PDF, str(paths[-1]), str(scratch), settings)
             for i in range(2)]
     print(f"\nisolated pool, default settings, cleaning included: {len(paths)} PDFs, "
           f"{pages} pages; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     walls = {}
     for workers in (1, 2):
         start, wall, cpu = pooled(warm[:workers] + tasks, workers)
-        warm_pages = workers * n_pages(paths[:1])
+        warm_pages = workers * n_pages(paths[-1:])
         walls[workers] = wall
         print(f"  {workers} worker{'s' if workers > 1 else ' '}: {pages / wall:6.1f} pages/s wall, "
               f"{(pages + warm_pages) / cpu:5.1f} pages/CPU-s in the workers "
