@@ -5,19 +5,13 @@ import dagster as dg
 from vault_pipeline.citations import build_citations
 from vault_pipeline.schemas import CITATION_COUNTS, CITATIONS
 
-from .metadata import column_schema
+from .metadata import table_spec
 from .resources import VaultResource
 
 
 @dg.multi_asset(
-    specs=[
-        dg.AssetSpec("citations", group_name="citations", deps=["raw_files"],
-                     kinds={"polars", "parquet"}, description=CITATIONS.doc,
-                     metadata={"dagster/column_schema": column_schema(CITATIONS)}),
-        dg.AssetSpec("citation_counts", group_name="citations", deps=["raw_files"],
-                     kinds={"polars", "parquet"}, description=CITATION_COUNTS.doc,
-                     metadata={"dagster/column_schema": column_schema(CITATION_COUNTS)}),
-    ],
+    specs=[table_spec(CITATIONS, "citations", ["raw_files"]),
+           table_spec(CITATION_COUNTS, "citations", ["raw_files"])],
 )
 def citations(context: dg.AssetExecutionContext, vault: VaultResource):
     paths = vault.paths()

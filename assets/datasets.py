@@ -9,7 +9,7 @@ from vault_pipeline.datasets.manifest import verify_export
 from vault_pipeline.datasets.training import build_training
 from vault_pipeline.schemas import TRAINING_EXAMPLES
 
-from .metadata import column_schema, counts_table
+from .metadata import counts_table, table_attrs
 from .resources import VaultResource
 
 LATEST = "latest"
@@ -17,8 +17,7 @@ LATEST = "latest"
 
 @dg.asset(group_name="datasets", deps=["splits", "views", "papers", "masked_records",
                                        "citations"],
-          kinds={"polars", "parquet"}, description=TRAINING_EXAMPLES.doc,
-          metadata={"dagster/column_schema": column_schema(TRAINING_EXAMPLES)})
+          kinds={"polars", "parquet"}, **table_attrs(TRAINING_EXAMPLES))
 def training_examples(context: dg.AssetExecutionContext,
                       vault: VaultResource) -> dg.MaterializeResult:
     paths = vault.paths()

@@ -18,11 +18,10 @@ from vault_pipeline.schemas import (
     EVAL_IDEAS,
     EVAL_PAIRWISE,
     EVAL_REVIEW_STRATIFIED,
-    TableSchema,
 )
 
 from .ideas import IdeasRunConfig
-from .metadata import column_schema, counts_table
+from .metadata import counts_table, table_spec
 from .resources import VaultResource
 
 GROUP = "evaluation"
@@ -65,19 +64,13 @@ class EvalSetsConfig(dg.Config):
         return EvalSetsSettings.resolve(values)
 
 
-def _spec(schema: TableSchema) -> dg.AssetSpec:
-    return dg.AssetSpec(schema.name, group_name=GROUP, deps=DEPS, kinds={"polars", "parquet"},
-                        description=schema.doc,
-                        metadata={"dagster/column_schema": column_schema(schema)})
-
-
 def _figure(value) -> dg.MetadataValue:
     return dg.MetadataValue.float(round(value, 4)) if value is not None else \
         dg.MetadataValue.text("n/a")
 
 
-@dg.multi_asset(specs=[_spec(s) for s in (EVAL_IDEAS, EVAL_IDEA_FAILURES, *TABLES.values(),
-                                            EVAL_EXCLUDED, EVAL_CARDS)])
+@dg.multi_asset(specs=[table_spec(s, GROUP, DEPS) for s in (
+    EVAL_IDEAS, EVAL_IDEA_FAILURES, *TABLES.values(), EVAL_EXCLUDED, EVAL_CARDS)])
 def evaluation_sets(context: dg.AssetExecutionContext, config: EvalSetsConfig,
                     vault: VaultResource):
     paths = vault.paths()

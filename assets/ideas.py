@@ -9,7 +9,7 @@ from vault_pipeline.ideas.build import build_masked_records, build_views
 from vault_pipeline.ideas.settings import IdeasSettings
 from vault_pipeline.schemas import LLM_FAILURES, MASKED_RECORDS, VIEWS
 
-from .metadata import column_schema, counts_table
+from .metadata import counts_table, table_attrs, table_spec
 from .resources import VaultResource
 
 
@@ -37,18 +37,8 @@ class IdeasRunConfig(dg.Config):
 
 
 @dg.multi_asset(
-    specs=[
-        dg.AssetSpec(
-            "masked_records", group_name="ideas", deps=["papers", "documents"],
-            kinds={"parquet"}, description=MASKED_RECORDS.doc,
-            metadata={"dagster/column_schema": column_schema(MASKED_RECORDS)},
-        ),
-        dg.AssetSpec(
-            "llm_failures", group_name="ideas", deps=["papers", "documents"],
-            kinds={"parquet"}, description=LLM_FAILURES.doc,
-            metadata={"dagster/column_schema": column_schema(LLM_FAILURES)},
-        ),
-    ],
+    specs=[table_spec(table, "ideas", ["papers", "documents"], kinds=frozenset({"parquet"}))
+           for table in (MASKED_RECORDS, LLM_FAILURES)],
 )
 def masked_records(context: dg.AssetExecutionContext, config: IdeasRunConfig,
                    vault: VaultResource):
@@ -82,7 +72,7 @@ def masked_records(context: dg.AssetExecutionContext, config: IdeasRunConfig,
 
 
 @dg.asset(group_name="ideas", deps=["masked_records"], kinds={"parquet"},
-          description=VIEWS.doc, metadata={"dagster/column_schema": column_schema(VIEWS)})
+          **table_attrs(VIEWS))
 def views(context: dg.AssetExecutionContext, vault: VaultResource) -> dg.MaterializeResult:
     paths = vault.paths()
     report = build_views(paths)

@@ -15,7 +15,7 @@ from vault_pipeline.index.lance_index import (
 )
 from vault_pipeline.schemas import VIEWS_INDEX
 
-from .metadata import column_schema, counts_table
+from .metadata import counts_table, table_attrs
 from .resources import VaultResource
 
 
@@ -32,8 +32,7 @@ class IndexConfig(dg.Config):
 
 
 @dg.asset(group_name="index", deps=["splits", "views", "papers"], kinds={"lancedb"},
-          description=VIEWS_INDEX.doc,
-          metadata={"dagster/column_schema": column_schema(VIEWS_INDEX)})
+          **table_attrs(VIEWS_INDEX))
 def index(context: dg.AssetExecutionContext, config: IndexConfig,
           vault: VaultResource) -> dg.MaterializeResult:
     paths = vault.paths()

@@ -14,6 +14,20 @@ def column_schema(schema: TableSchema) -> dg.TableSchema:
     )
 
 
+def table_attrs(schema: TableSchema) -> dict[str, object]:
+    """What every table asset shows in the UI: its description and its columns, both taken
+    from the one schema definition (for ``@asset(...)`` or ``AssetSpec(...)``)."""
+    return {"description": schema.doc,
+            "metadata": {"dagster/column_schema": column_schema(schema)}}
+
+
+def table_spec(schema: TableSchema, group: str, deps: list[str],
+               kinds: frozenset[str] = frozenset({"polars", "parquet"})) -> dg.AssetSpec:
+    """The spec of one output table of a multi-asset, named after its schema."""
+    return dg.AssetSpec(schema.name, group_name=group, deps=deps, kinds=set(kinds),
+                        **table_attrs(schema))  # type: ignore[arg-type]
+
+
 def counts_table(counts: Mapping[str, int], label: str) -> dg.MetadataValue:
     """A small Markdown table (label → count), largest first."""
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))

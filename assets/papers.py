@@ -7,22 +7,13 @@ from vault_pipeline import papers_quality
 from vault_pipeline.papers import build_papers
 from vault_pipeline.schemas import PAPERS, PAPERS_REJECTED
 
-from .metadata import column_schema, counts_table
+from .metadata import counts_table, table_spec
 from .resources import VaultResource
 
 
 @dg.multi_asset(
-    specs=[
-        dg.AssetSpec(
-            "papers", group_name="metadata", deps=["raw_files"], kinds={"polars", "parquet"},
-            description=PAPERS.doc, metadata={"dagster/column_schema": column_schema(PAPERS)},
-        ),
-        dg.AssetSpec(
-            "papers_rejected", group_name="metadata", deps=["raw_files"], kinds={"parquet"},
-            description=PAPERS_REJECTED.doc,
-            metadata={"dagster/column_schema": column_schema(PAPERS_REJECTED)},
-        ),
-    ],
+    specs=[table_spec(PAPERS, "metadata", ["raw_files"]),
+           table_spec(PAPERS_REJECTED, "metadata", ["raw_files"], kinds=frozenset({"parquet"}))],
 )
 def papers(context: dg.AssetExecutionContext, vault: VaultResource):
     paths = vault.paths()

@@ -7,15 +7,14 @@ from vault_pipeline.raw.zone import RawZone
 from vault_pipeline.schemas import RAW_FILES
 from vault_pipeline.storage import write_table
 
-from .metadata import column_schema, counts_table
+from .metadata import counts_table, table_attrs
 from .resources import VaultResource
 
 
 @dg.asset(
     group_name="raw",
     kinds={"parquet"},
-    description=RAW_FILES.doc,
-    metadata={"dagster/column_schema": column_schema(RAW_FILES)},
+    **table_attrs(RAW_FILES),
 )
 def raw_files(context: dg.AssetExecutionContext, vault: VaultResource) -> dg.MaterializeResult:
     paths = vault.paths()

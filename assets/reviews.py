@@ -5,19 +5,13 @@ import dagster as dg
 from vault_pipeline.reviews import build_reviews
 from vault_pipeline.schemas import REVIEWS, SUBMISSIONS
 
-from .metadata import column_schema, counts_table
+from .metadata import counts_table, table_spec
 from .resources import VaultResource
 
 
 @dg.multi_asset(
-    specs=[
-        dg.AssetSpec("submissions", group_name="reviews", deps=["raw_files", "papers"],
-                     kinds={"polars", "parquet"}, description=SUBMISSIONS.doc,
-                     metadata={"dagster/column_schema": column_schema(SUBMISSIONS)}),
-        dg.AssetSpec("reviews", group_name="reviews", deps=["raw_files"],
-                     kinds={"polars", "parquet"}, description=REVIEWS.doc,
-                     metadata={"dagster/column_schema": column_schema(REVIEWS)}),
-    ],
+    specs=[table_spec(SUBMISSIONS, "reviews", ["raw_files", "papers"]),
+           table_spec(REVIEWS, "reviews", ["raw_files"])],
 )
 def reviews(context: dg.AssetExecutionContext, vault: VaultResource):
     paths = vault.paths()

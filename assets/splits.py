@@ -15,7 +15,7 @@ from vault_pipeline.splits.settings import (
     SplitSettings,
 )
 
-from .metadata import column_schema, counts_table
+from .metadata import counts_table, table_attrs
 from .resources import VaultResource
 
 
@@ -37,8 +37,7 @@ class SplitsConfig(dg.Config):
 
 @dg.asset(group_name="splits", deps=["papers", "views", "masked_records", "citations",
                                      "documents"],
-          kinds={"polars", "parquet"}, description=SPLITS.doc,
-          metadata={"dagster/column_schema": column_schema(SPLITS)})
+          kinds={"polars", "parquet"}, **table_attrs(SPLITS))
 def splits(context: dg.AssetExecutionContext, config: SplitsConfig,
            vault: VaultResource) -> dg.MaterializeResult:
     paths = vault.paths()
