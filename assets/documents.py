@@ -9,11 +9,11 @@ from vault_pipeline.documents.archive import ArchiveLimits
 from vault_pipeline.documents.build import DocumentsConfig, build_documents
 from vault_pipeline.documents.cleaning import DEFAULT_MAX_CHARS
 from vault_pipeline.documents.convert import Settings
-from vault_pipeline.documents.pdf import PdfLimits
+from vault_pipeline.documents.pdf import RULED, PdfLimits
 from vault_pipeline.documents.workers import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, PoolSettings
 from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
 
-from .metadata import column_schema, counts_table
+from .metadata import counts_table, table_spec
 from .resources import VaultResource
 
 
@@ -28,29 +28,23 @@ class DocumentsRunConfig(dg.Config):
     max_pages: int = PdfLimits().max_pages
     max_unpacked_mb: int = ArchiveLimits().max_unpacked_bytes >> 20
     use_layout: bool = False
+    tables: str = RULED  # "ruled": table search only on pages with ruled lines; "all"; "off"
 
     def to_library(self) -> DocumentsConfig:
         archive = ArchiveLimits(max_unpacked_bytes=self.max_unpacked_mb << 20)
         settings = Settings(max_chars=self.max_chars, use_layout=self.use_layout,
-                            pdf=PdfLimits(max_pages=self.max_pages), archive=archive)
+                            tables=self.tables, pdf=PdfLimits(max_pages=self.max_pages),
+                            archive=archive)
         pool = PoolSettings(workers=self.workers, timeout_s=self.timeout_s,
                             memory_mb=self.memory_mb or None)
         return DocumentsConfig(settings=settings, pool=pool)
 
 
 @dg.multi_asset(
-    specs=[
-        dg.AssetSpec(
-            "documents", group_name="documents", deps=["raw_files", "papers"],
-            kinds={"pymupdf", "parquet"}, description=DOCUMENTS.doc,
-            metadata={"dagster/column_schema": column_schema(DOCUMENTS)},
-        ),
-        dg.AssetSpec(
-            "document_attempts", group_name="documents", deps=["raw_files", "papers"],
-            kinds={"parquet"}, description=DOCUMENT_ATTEMPTS.doc,
-            metadata={"dagster/column_schema": column_schema(DOCUMENT_ATTEMPTS)},
-        ),
-    ],
+    specs=[table_spec(DOCUMENTS, "documents", ["raw_files", "papers"],
+                      kinds=frozenset({"pymupdf", "parquet"})),
+           table_spec(DOCUMENT_ATTEMPTS, "documents", ["raw_files", "papers"],
+                      kinds=frozenset({"parquet"}))],
 )
 def documents(context: dg.AssetExecutionContext, config: DocumentsRunConfig,
               vault: VaultResource):
