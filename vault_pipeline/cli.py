@@ -386,7 +386,3 @@ def dev(ctx: typer.Context, home: HomeOption = None) -> None:
     env = os.environ | {"VAULT_HOME": str(paths.home)}
     command = [executable, "dev", "-m", "vault_pipeline.definitions", *ctx.args]
     raise typer.Exit(subprocess.call(command, env=env))
-
-
-def main() -> None:  # pragma: no cover - console entry point
-    app()
