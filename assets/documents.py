@@ -13,7 +13,7 @@ from vault_pipeline.documents.pdf import RULED, PdfLimits
 from vault_pipeline.documents.workers import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, PoolSettings
 from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
 
-from .metadata import counts_table, table_spec
+from .metadata import check_result, counts_table, table_spec
 from .resources import VaultResource
 
 
@@ -81,33 +81,24 @@ class SuccessFloorConfig(dg.Config):
     min_success_rate: float = quality.DEFAULT_MIN_SUCCESS_RATE
 
 
-def _result(outcome: quality.Outcome, severity=dg.AssetCheckSeverity.ERROR
-            ) -> dg.AssetCheckResult:
-    return dg.AssetCheckResult(
-        passed=outcome.passed, description=outcome.description, severity=severity,
-        metadata={k: dg.MetadataValue.json(v) if isinstance(v, (dict, list)) else v
-                  for k, v in outcome.metadata.items()},
-    )
-
-
 @dg.asset_check(asset="documents", description="Each source (LaTeX, PDF) converts at least "
                 "the configured share of its inputs; rates by source in the metadata.")
 def documents_success_rate(config: SuccessFloorConfig,
                            vault: VaultResource) -> dg.AssetCheckResult:
     path = vault.paths().table(DOCUMENT_ATTEMPTS.name)
-    return _result(quality.success_floor(path, config.min_success_rate),
+    return check_result(quality.success_floor(path, config.min_success_rate),
                    dg.AssetCheckSeverity.WARN)
 
 
 @dg.asset_check(asset="documents", blocking=True,
                 description="No row marked successful has empty text.")
 def documents_ok_rows_have_text(vault: VaultResource) -> dg.AssetCheckResult:
-    return _result(quality.ok_rows_have_text(vault.paths().table(DOCUMENTS.name)))
+    return check_result(quality.ok_rows_have_text(vault.paths().table(DOCUMENTS.name)))
 
 
 @dg.asset_check(asset="documents", description="One row per arXiv id.")
 def documents_one_row_per_paper(vault: VaultResource) -> dg.AssetCheckResult:
-    return _result(quality.one_row_per_paper(vault.paths().table(DOCUMENTS.name)))
+    return check_result(quality.one_row_per_paper(vault.paths().table(DOCUMENTS.name)))
 
 
 documents_checks = [documents_success_rate, documents_ok_rows_have_text,

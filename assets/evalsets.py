@@ -21,7 +21,7 @@ from vault_pipeline.schemas import (
 )
 
 from .ideas import IdeasRunConfig
-from .metadata import counts_table, table_spec
+from .metadata import check_result, counts_table, table_spec
 from .resources import VaultResource
 
 GROUP = "evaluation"
@@ -110,31 +110,24 @@ def evaluation_sets(context: dg.AssetExecutionContext, config: EvalSetsConfig,
         "cards": dg.MetadataValue.path(str(cards_dir(paths)))})
 
 
-def _result(outcome) -> dg.AssetCheckResult:
-    return dg.AssetCheckResult(
-        passed=outcome.passed, description=outcome.description,
-        metadata={k: dg.MetadataValue.json(v) if isinstance(v, (dict, list)) else v
-                  for k, v in outcome.metadata.items()})
-
-
 @dg.asset_check(asset=EVAL_IDEAS.name, blocking=True,
                 description="No part of any idea states a measured result.")
 def eval_ideas_without_results(vault: VaultResource) -> dg.AssetCheckResult:
-    return _result(quality.ideas_without_results(vault.paths().table(EVAL_IDEAS.name)))
+    return check_result(quality.ideas_without_results(vault.paths().table(EVAL_IDEAS.name)))
 
 
 @dg.asset_check(asset=EVAL_PAIRWISE.name, blocking=True,
                 description="Every pair has its type's labels, the better one is the higher "
                             "label, nobody appears twice within a type.")
 def eval_pairs_valid(vault: VaultResource) -> dg.AssetCheckResult:
-    return _result(quality.pairs_valid(vault.paths().table(EVAL_PAIRWISE.name)))
+    return check_result(quality.pairs_valid(vault.paths().table(EVAL_PAIRWISE.name)))
 
 
 @dg.asset_check(asset=EVAL_GROUPWISE.name, blocking=True,
                 description="Every group: one venue, one member per label, ranked by label, "
                             "the best first.")
 def eval_groups_valid(vault: VaultResource) -> dg.AssetCheckResult:
-    return _result(quality.groups_valid(vault.paths().table(EVAL_GROUPWISE.name)))
+    return check_result(quality.groups_valid(vault.paths().table(EVAL_GROUPWISE.name)))
 
 
 @dg.asset_check(asset=EVAL_REVIEW_STRATIFIED.name, blocking=True,
@@ -147,7 +140,7 @@ def eval_strata_within_quota(vault: VaultResource) -> dg.AssetCheckResult:
         built = pl.read_parquet(cards).filter(pl.col("set_name") == "review_stratified")
         if built.height:
             settings = EvalSetsSettings.resolve(json.loads(built["settings"][0]))
-    return _result(quality.strata_within_quota(paths.table(EVAL_REVIEW_STRATIFIED.name),
+    return check_result(quality.strata_within_quota(paths.table(EVAL_REVIEW_STRATIFIED.name),
                                                settings.per_bin, settings.dense_bins))
 
 

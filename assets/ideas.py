@@ -9,7 +9,7 @@ from vault_pipeline.ideas.build import build_masked_records, build_views
 from vault_pipeline.ideas.settings import IdeasSettings
 from vault_pipeline.schemas import LLM_FAILURES, MASKED_RECORDS, VIEWS
 
-from .metadata import counts_table, table_attrs, table_spec
+from .metadata import check_result, counts_table, table_attrs, table_spec
 from .resources import VaultResource
 
 
@@ -86,26 +86,16 @@ def views(context: dg.AssetExecutionContext, vault: VaultResource) -> dg.Materia
     })
 
 
-def _result(outcome: quality.Outcome,
-            severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR
-            ) -> dg.AssetCheckResult:
-    return dg.AssetCheckResult(
-        passed=outcome.passed, description=outcome.description, severity=severity,
-        metadata={k: dg.MetadataValue.json(v) if isinstance(v, (dict, list)) else v
-                  for k, v in outcome.metadata.items()},
-    )
-
-
 @dg.asset_check(asset="masked_records", blocking=True,
                 description="No field of any record states a measured result.")
 def masked_records_no_leaks(vault: VaultResource) -> dg.AssetCheckResult:
-    return _result(quality.record_leak_findings(vault.paths().table(MASKED_RECORDS.name)))
+    return check_result(quality.record_leak_findings(vault.paths().table(MASKED_RECORDS.name)))
 
 
 @dg.asset_check(asset="masked_records", blocking=True,
                 description="Every row is a valid record, with provenance, one per paper.")
 def masked_records_valid(vault: VaultResource) -> dg.AssetCheckResult:
-    return _result(quality.records_valid(vault.paths().table(MASKED_RECORDS.name)))
+    return check_result(quality.records_valid(vault.paths().table(MASKED_RECORDS.name)))
 
 
 @dg.asset_check(asset="llm_failures",
@@ -114,19 +104,19 @@ def llm_failures_rate(vault: VaultResource) -> dg.AssetCheckResult:
     paths = vault.paths()
     outcome = quality.quarantine_rate(paths.table(MASKED_RECORDS.name),
                                       paths.table(LLM_FAILURES.name), limit=0.05)
-    return _result(outcome, dg.AssetCheckSeverity.WARN)
+    return check_result(outcome, dg.AssetCheckSeverity.WARN)
 
 
 @dg.asset_check(asset="views", blocking=True,
                 description="No view states a measured result.")
 def views_no_leaks(vault: VaultResource) -> dg.AssetCheckResult:
-    return _result(quality.view_leak_findings(vault.paths().table(VIEWS.name)))
+    return check_result(quality.view_leak_findings(vault.paths().table(VIEWS.name)))
 
 
 @dg.asset_check(asset="views", description="Every record has its five non-empty views.")
 def views_complete(vault: VaultResource) -> dg.AssetCheckResult:
     paths = vault.paths()
-    return _result(quality.views_complete(paths.table(MASKED_RECORDS.name),
+    return check_result(quality.views_complete(paths.table(MASKED_RECORDS.name),
                                           paths.table(VIEWS.name)))
 
 

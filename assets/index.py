@@ -15,7 +15,7 @@ from vault_pipeline.index.lance_index import (
 )
 from vault_pipeline.schemas import VIEWS_INDEX
 
-from .metadata import counts_table, table_attrs
+from .metadata import check_result, counts_table, table_attrs
 from .resources import VaultResource
 
 
@@ -56,18 +56,11 @@ def index(context: dg.AssetExecutionContext, config: IndexConfig,
     })
 
 
-def _result(outcome) -> dg.AssetCheckResult:
-    return dg.AssetCheckResult(
-        passed=outcome.passed, description=outcome.description,
-        metadata={k: dg.MetadataValue.json(v) if isinstance(v, (dict, list)) else v
-                  for k, v in outcome.metadata.items()})
-
-
 @dg.asset_check(asset="index", blocking=True,
                 description="No row of the index is a paper published on or after the "
                             "cutoff (dates from `papers`, membership from `splits`).")
 def index_no_post_cutoff_rows(vault: VaultResource) -> dg.AssetCheckResult:
-    return _result(quality.no_post_cutoff_rows(vault.paths()))
+    return check_result(quality.no_post_cutoff_rows(vault.paths()))
 
 
 @dg.asset_check(asset="index", blocking=True,
@@ -77,7 +70,7 @@ def index_no_target_reachable(vault: VaultResource) -> dg.AssetCheckResult:
     paths = vault.paths()
     table = open_index(paths)
     embedder = load_embedder(EmbedderSettings(model=index_metadata(table)["embedder_source"]))
-    return _result(quality.no_target_reachable(paths, embedder, table=table))
+    return check_result(quality.no_target_reachable(paths, embedder, table=table))
 
 
 index_assets = [index]

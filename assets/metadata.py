@@ -5,6 +5,7 @@ from collections.abc import Mapping
 
 import dagster as dg
 
+from vault_pipeline.checks import Outcome
 from vault_pipeline.schemas import TableSchema
 
 
@@ -33,3 +34,14 @@ def counts_table(counts: Mapping[str, int], label: str) -> dg.MetadataValue:
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
     lines = [f"| {label} | rows |", "|---|---:|"] + [f"| {k} | {v:,} |" for k, v in rows]
     return dg.MetadataValue.md("\n".join(lines))
+
+
+def check_result(outcome: Outcome,
+                 severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR
+                 ) -> dg.AssetCheckResult:
+    """A library check outcome as a Dagster check result (lists and dicts as JSON)."""
+    return dg.AssetCheckResult(
+        passed=outcome.passed, description=outcome.description, severity=severity,
+        metadata={k: dg.MetadataValue.json(v) if isinstance(v, (dict, list)) else v
+                  for k, v in outcome.metadata.items()},
+    )

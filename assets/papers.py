@@ -7,7 +7,7 @@ from vault_pipeline import papers_quality
 from vault_pipeline.papers import build_papers
 from vault_pipeline.schemas import PAPERS, PAPERS_REJECTED
 
-from .metadata import counts_table, table_spec
+from .metadata import check_result, counts_table, table_spec
 from .resources import VaultResource
 
 
@@ -46,27 +46,19 @@ def papers(context: dg.AssetExecutionContext, vault: VaultResource):
     )
 
 
-def _result(outcome: papers_quality.Outcome) -> dg.AssetCheckResult:
-    return dg.AssetCheckResult(
-        passed=outcome.passed, description=outcome.description,
-        metadata={k: dg.MetadataValue.json(v) if isinstance(v, (dict, list)) else v
-                  for k, v in outcome.metadata.items()},
-    )
-
-
 @dg.asset_check(asset="papers", blocking=True, description="Every arxiv_id appears once.")
 def papers_ids_unique(vault: VaultResource) -> dg.AssetCheckResult:
-    return _result(papers_quality.duplicate_ids(vault.paths().table(PAPERS.name)))
+    return check_result(papers_quality.duplicate_ids(vault.paths().table(PAPERS.name)))
 
 
 @dg.asset_check(asset="papers", description="Id, title, abstract, authors and dates are set.")
 def papers_required_fields(vault: VaultResource) -> dg.AssetCheckResult:
-    return _result(papers_quality.empty_required(vault.paths().table(PAPERS.name)))
+    return check_result(papers_quality.empty_required(vault.paths().table(PAPERS.name)))
 
 
 @dg.asset_check(asset="papers", description="No paper is published after its last update.")
 def papers_dates_ordered(vault: VaultResource) -> dg.AssetCheckResult:
-    return _result(papers_quality.date_order(vault.paths().table(PAPERS.name)))
+    return check_result(papers_quality.date_order(vault.paths().table(PAPERS.name)))
 
 
 papers_checks = [papers_ids_unique, papers_required_fields, papers_dates_ordered]

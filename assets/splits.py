@@ -15,7 +15,7 @@ from vault_pipeline.splits.settings import (
     SplitSettings,
 )
 
-from .metadata import counts_table, table_attrs
+from .metadata import check_result, counts_table, table_attrs
 from .resources import VaultResource
 
 
@@ -67,9 +67,7 @@ def splits_disjoint_and_complete(vault: VaultResource) -> dg.AssetCheckResult:
     paths = vault.paths()
     outcome = quality.disjoint_and_complete(read_optional(paths, SPLITS.name),
                                             read_optional(paths, "papers"))
-    return dg.AssetCheckResult(
-        passed=outcome.passed, description=outcome.description,
-        metadata={k: dg.MetadataValue.json(v) for k, v in outcome.metadata.items()})
+    return check_result(outcome)
 
 
 splits_assets = [splits]

@@ -3,19 +3,14 @@ call them, and so can anyone in a notebook."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
+from .checks import Outcome
+
 REQUIRED = ("arxiv_id", "title", "abstract", "authors", "published", "updated")
 
-
-@dataclass(frozen=True)
-class Outcome:
-    passed: bool
-    description: str
-    metadata: dict[str, object] = field(default_factory=dict)
 
 
 def duplicate_ids(table: Path) -> Outcome:

@@ -3,21 +3,14 @@ full texts (success rate per source, ok rows that carry text, one row per paper)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
+from ..checks import Outcome
 from .outcome import SUCCESS
 
 DEFAULT_MIN_SUCCESS_RATE = 0.95  # the review-paradigm study reached 94.4%
-
-
-@dataclass
-class Outcome:
-    passed: bool
-    description: str
-    metadata: dict = field(default_factory=dict)
 
 
 def success_rates(attempts_path: Path) -> dict[str, dict[str, float | int]]:

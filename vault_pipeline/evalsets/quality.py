@@ -7,8 +7,8 @@ from pathlib import Path
 
 import polars as pl
 
+from ..checks import Outcome
 from ..ideas.quality import leak_outcome, read_if_exists
-from ..papers_quality import Outcome
 from .extraction import idea_leaks
 from .idea_record import IDEA_FIELDS
 from .labels import RANK

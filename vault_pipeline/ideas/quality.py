@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 from pydantic import ValidationError
 
-from ..papers_quality import Outcome
+from ..checks import Outcome
 from .leaks import Finding, find_leaks
 from .record import RECORD_FIELDS, MaskedRecord
 from .validate import record_leaks

@@ -10,7 +10,7 @@ import hashlib
 
 import polars as pl
 
-from ..papers_quality import Outcome
+from ..checks import Outcome
 from ..paths import VaultPaths
 from ..schemas import SPLITS
 from ..splits.assign import TARGET_SPLITS

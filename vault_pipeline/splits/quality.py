@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..papers_quality import Outcome
+from ..checks import Outcome
 from .build import SPLIT_NAMES, VAULT
 
 
