@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -17,7 +19,7 @@ import polars as pl
 from ..errors import RawFormatError
 from ..paths import VaultPaths
 from ..schemas import IMPORT_REJECTS, RAW_FILES
-from ..storage import atomic_path, atomic_write_bytes, read_table, write_table
+from ..storage import atomic_write_bytes, read_table, write_table
 from .detect import detect
 
 SIDECAR = ".meta.json"
@@ -52,6 +54,16 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _copy_hashing(source: Path, target: Path) -> str:
+    """Copy ``source`` to ``target`` and return the sha256 of the bytes written."""
+    digest = hashlib.sha256()
+    with source.open("rb") as reader, target.open("wb") as writer:
+        for block in iter(lambda: reader.read(1 << 20), b""):
+            digest.update(block)
+            writer.write(block)
+    return digest.hexdigest()
+
+
 def _walk(paths: Iterable[Path]) -> Iterator[Path]:
     for path in paths:
         if path.is_dir():
@@ -71,18 +83,23 @@ class RawZone:
     def add_file(self, source: Path, origin: str | None = None) -> tuple[RawFile, bool]:
         """Check, then store one file; return (its record, whether it was new)."""
         detection = detect(source)
-        sha = sha256_of(source)
-        target = self._location(sha, detection.kind, detection.extension)
-        sidecar = target.with_name(target.name + SIDECAR)
-        if sidecar.exists():
-            return self._read_sidecar(sidecar), False
-        if not target.exists():
-            with atomic_path(target) as tmp:
-                shutil.copyfile(source, tmp)
+        incoming = self.root / ".incoming"  # same file system: the final rename is atomic
+        incoming.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix="import-", dir=incoming)
+        os.close(handle)
+        tmp = Path(name)
+        try:
+            sha = _copy_hashing(source, tmp)  # one read: the stored bytes are the hashed ones
+            target = self._location(sha, detection.kind, detection.extension)
+            sidecar = target.with_name(target.name + SIDECAR)
+            if sidecar.exists():
+                return self._read_sidecar(sidecar), False
+            if not target.exists():
                 tmp.chmod(0o444)  # raw responses are never edited in place
-            if sha256_of(target) != sha:
-                target.unlink()
-                raise RawFormatError("file changed while it was being imported")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
         record = RawFile(
             sha256=sha, kind=detection.kind, wrapper=detection.wrapper,
             formats=detection.formats, path=str(target.relative_to(self.root)),
