@@ -17,12 +17,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 # LanceDB's Rust side logs deprecation notices of its own hybrid query on every search;
 # keep warnings for real problems (set LANCEDB_LOG to see everything).
 os.environ.setdefault("LANCEDB_LOG", "error")
 
-import lancedb
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -33,6 +33,9 @@ from ..schemas import SPLITS, VIEWS_INDEX
 from ..splits.build import VAULT
 from ..splits.inputs import CleanViews, clean_views, read_required
 from .embedders import Embedder
+
+if TYPE_CHECKING:
+    import lancedb
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +88,10 @@ def index_dir(paths: VaultPaths) -> Path:
 
 
 def connect(paths: VaultPaths) -> lancedb.DBConnection:
+    """Imported here, not at module level: lancedb takes 1.6 s to import, and every load of
+    the Dagster definitions (each CLI call, each run process) would pay it."""
+    import lancedb
+
     folder = index_dir(paths)
     folder.mkdir(parents=True, exist_ok=True)
     return lancedb.connect(str(folder))
@@ -110,7 +117,7 @@ def index_metadata_of(paths: VaultPaths) -> dict[str, str]:
     folder = index_dir(paths)
     if not (folder / f"{TABLE}.lance").exists():
         return {}
-    table = lancedb.connect(str(folder)).open_table(TABLE)
+    table = connect(paths).open_table(TABLE)
     return {**index_metadata(table), "rows": str(table.count_rows())}
 
 
