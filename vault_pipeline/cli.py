@@ -101,10 +101,12 @@ def import_(
 LIVE_GROUP = "harvest"  # network harvests run only when selected by name or group
 
 
-def _materialize(paths: VaultPaths, select: str | None, log_level: str = "WARNING",
+def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
                  run_config: dict | None = None) -> bool:
     import dagster as dg
 
+    # Beta notices about Dagster's own API (partitions, selections) are not the user's to act on.
+    warnings.filterwarnings("ignore", category=dg.BetaWarning)
     from .definitions import defs
 
     instance = _instance(paths)
@@ -146,7 +148,6 @@ def _resolve_selection(defs, select: str):
     `papers_rejected`, which the same step writes)."""
     import dagster as dg
 
-    warnings.filterwarnings("ignore", category=dg.BetaWarning)
     graph = defs.resolve_asset_graph()
     try:
         keys = dg.AssetSelection.from_string(select).resolve(graph)
@@ -171,7 +172,10 @@ def materialize(
         help="Asset selection (Dagster syntax: `papers`, `raw_files+`, `group:metadata`); "
              "default everything.")] = None,
     home: HomeOption = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show Dagster's log.")]
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="Show Dagster's whole log (default: one line per stage).")]
+    = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only warnings and errors.")]
     = False,
     config: Annotated[Path | None, typer.Option(
         "--config", "-c", help="Run config, YAML or JSON, as Dagster takes it (e.g. "
@@ -179,7 +183,8 @@ def materialize(
 ) -> None:
     """Materialize assets in-process, recorded in the vault's Dagster instance."""
     try:
-        ok = _materialize(_paths(home), select, "DEBUG" if verbose else "WARNING",
+        level = "DEBUG" if verbose else "WARNING" if quiet else "INFO"
+        ok = _materialize(_paths(home), select, level,
                           _run_config(config))
     except VaultError as exc:
         raise _fail(str(exc)) from None
