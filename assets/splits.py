@@ -9,6 +9,7 @@ from vault_pipeline.splits.build import build_splits
 from vault_pipeline.splits.classifiers import make_classifier
 from vault_pipeline.splits.inputs import read_optional
 from vault_pipeline.splits.settings import (
+    DEFAULT_CUTOFF,
     DEFAULT_MIN_CITED_IN_VAULT,
     DEFAULT_TEST,
     DEFAULT_VALIDATION,
@@ -24,7 +25,7 @@ class SplitsConfig(dg.Config):
     cited-work threshold, and the classifier: `extractive`, `llm` (the ideas stage's LLM
     backend) or `auto` (`llm` when the ideas backend is an LLM, else `extractive`)."""
 
-    cutoff: str = "2026-01-01"
+    cutoff: str = DEFAULT_CUTOFF.isoformat()
     seed: int = 0
     validation: float = DEFAULT_VALIDATION
     test: float = DEFAULT_TEST
