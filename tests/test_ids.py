@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vault_pipeline.ids import id_expr, normalize_arxiv_id, parse_arxiv_id, version_expr
+from vault_pipeline.ids import id_and_version, id_expr, normalize_arxiv_id, parse_arxiv_id
 
 ARCHIVES = ["hep-th", "hep-ph", "math", "cs", "cond-mat", "astro-ph", "quant-ph", "gr-qc"]
 new_ids = st.builds(lambda yymm, n, w: f"{yymm:04d}.{n:0{w}d}",
@@ -55,7 +55,8 @@ def test_prefix_and_version_are_stripped(base: str, prefix: str, version: int | 
                                 st.text(max_size=20)), max_size=20))
 def test_polars_twin_agrees(texts: list[str]) -> None:
     frame = pl.DataFrame({"x": texts}, schema={"x": pl.String}).select(
-        id=id_expr("x"), version=version_expr("x"))
+        parts=id_and_version("x"), alone=id_expr("x")).unnest("parts")
+    assert frame.get_column("id").to_list() == frame.get_column("alone").to_list()
     for text, row in zip(texts, frame.iter_rows(named=True), strict=True):
         try:
             expected = parse_arxiv_id(text)

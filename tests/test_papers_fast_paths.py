@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from vault_pipeline.papers import build_papers
 from vault_pipeline.parse.finalize import (
     WHITESPACE_TO_COLLAPSE,
-    _clean_list,
+    clean_names,
     collapse_whitespace,
+    null_if_empty,
 )
 from vault_pipeline.parse.snapshot import SNAPSHOT_SCHEMA, _line_numbers, _read, _read_fast
 from vault_pipeline.paths import VaultPaths
@@ -97,7 +98,8 @@ def test_ascii_fast_path_collapses_whitespace_like_the_regex(cells: list[str | N
                                  max_size=6)), max_size=4)), min_size=1, max_size=5))
 def test_clean_list_keeps_its_meaning(cells: list) -> None:
     frame = pl.DataFrame({"names": cells}, schema={"names": pl.List(pl.String)})
-    got = frame.select(_clean_list("names")).get_column("names").to_list()
+    got = (frame.lazy().with_columns(names=clean_names("names"))
+           .with_columns(names=null_if_empty("names")).collect().get_column("names").to_list())
     expected = []
     for cell in cells:
         cleaned = [pl.Series([n]).str.replace_all(r"\s+", " ").str.strip_chars().item()

@@ -50,6 +50,9 @@ def id_expr(column: str) -> pl.Expr:
     )
 
 
-def version_expr(column: str) -> pl.Expr:
-    """The ``vN`` suffix of an id as an integer, null when absent."""
-    return pl.col(column).str.extract(ID_PATTERN, 2).cast(pl.Int32)
+def id_and_version(column: str) -> pl.Expr:
+    """Polars twin of :func:`parse_arxiv_id`: a struct of ``id`` (version-less) and
+    ``version`` (Int32), from one regex pass; ``id`` is null when invalid."""
+    groups = pl.col(column).str.extract_groups(ID_PATTERN)
+    return pl.struct(id=groups.struct.field("1").str.replace(SUBJECT_CLASS, "${1}/"),
+                     version=groups.struct.field("2").cast(pl.Int32))

@@ -1,18 +1,22 @@
 """Build the `papers` table from the raw zone.
 
-Each metadata file is parsed in batches into a staging Parquet file (bounded memory), bad
-records go to `papers_rejected`, then duplicates across files and sources are resolved: the
-newest version wins (latest version date, then version number), and a field the winner lacks
-is filled from the next-best record of the same paper (a DOI only the snapshot carries, say).
-Only the rows of papers seen more than once are ever held in memory together.
+Every metadata file is parsed into staging Parquet parts (bounded memory), bad records go to
+`papers_rejected`, then duplicates across files and sources are resolved: the newest version
+wins (latest version date, then version number), and a field the winner lacks is filled from
+the next-best record of the same paper (a DOI only the snapshot carries, say). Only the rows
+of papers seen more than once are ever held in memory together.
 
-The staging file is written in the table's own format, so when no paper is seen twice (a
-first snapshot import) it simply becomes the table: the rows are compressed once, not twice.
-Parsing, finalizing and compressing run in three threads, one batch apart, on every core."""
+A plain snapshot file, the bulk of any vault, is one Polars streaming query from its lines
+to its staging part (decode, candidates, normalisation, validation and compression run on
+every core, morsel by morsel). The other parsers' batches share one part, written by a
+pipeline of threads. Parts are written in the table's own format, so when a single part holds
+no paper twice (a first snapshot import) it simply becomes the table: the rows are
+compressed once, not twice."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +29,13 @@ import pyarrow.parquet as pq
 
 from .errors import RawFormatError
 from .parse import METADATA_KINDS, Batch, ParseReject, parse_raw_file
-from .parse.finalize import finalize
+from .parse.finalize import finalize, finalize_plan, rejected_rows, valid_rows
+from .parse.snapshot import (
+    is_gzip,
+    reread_lines,
+    scan_snapshot,
+    snapshot_candidates,
+)
 from .paths import VaultPaths
 from .raw.zone import RawFile, RawZone
 from .schemas import PAPERS, PAPERS_REJECTED
@@ -34,12 +44,15 @@ from .storage import atomic_path, write_table
 # On a tie of dates and versions, prefer the richer source.
 SOURCE_RANK = {"oai_arXivRaw": 0, "oai_arXiv": 1, "arxiv_snapshot": 2, "arxiv_api": 3,
                "oai_dc": 4}
-ORDER = ["updated", "latest_version", "_source_rank", "raw_sha256", "position"]
+ORDER = ["updated", "latest_version", "_source_rank", "raw_sha256", "_row"]
+"""The last key, the staging row number, is the record's order within its raw file: each
+file's rows are staged together and in order, so between two copies of one version in one
+file the first wins."""
 DESCENDING = [True, True, False, False, False]
 # Level 1: about half the CPU of Polars' default level (3), for a few percent more bytes.
 COMPRESSION = {"compression": "zstd", "compression_level": 1}
-POSITION = pl.Schema({"position": pl.Int64})
-ROW_GROUP = 20_000  # rows the Parquet sink buffers (its default buffers ~750 MB of papers)
+ROW_GROUP = 20_000  # rows a Parquet writer buffers (Polars' default buffers ~750 MB of papers)
+SUSPECT = "suspect: judged by the strict reader"
 
 T = TypeVar("T")
 
@@ -52,6 +65,7 @@ class PapersReport:
     superseded: int = 0
     files: int = 0
     failed_files: int = 0
+    streamed_files: int = 0
     by_source: dict[str, int] = field(default_factory=dict)
 
 
@@ -63,7 +77,7 @@ def _file_reject(raw: RawFile, reason: str) -> pl.DataFrame:
     )
 
 
-def _parse_rejects(raw: RawFile, rejects: list) -> pl.DataFrame:
+def _parse_rejects(raw: RawFile, rejects: list[ParseReject]) -> pl.DataFrame:
     return pl.DataFrame(
         {"raw_sha256": [raw.sha256] * len(rejects), "source": [raw.kind] * len(rejects),
          "position": [r.position for r in rejects], "record_id": [r.record_id for r in rejects],
@@ -72,13 +86,17 @@ def _parse_rejects(raw: RawFile, rejects: list) -> pl.DataFrame:
     )
 
 
-@dataclass(frozen=True)
+@dataclass
 class Staging:
-    """Candidate rows in the `papers` schema, and beside them, row for row, their ``position``
-    (only needed to break ties between duplicates, so it stays out of the table's file)."""
+    """Candidate rows in the `papers` schema, as Parquet parts in one scratch folder."""
 
-    rows: Path
-    positions: Path
+    folder: Path
+    parts: list[Path] = field(default_factory=list)
+
+    def new_part(self, name: str) -> Path:
+        part = self.folder / f"{len(self.parts):04d}-{name}.parquet"
+        self.parts.append(part)
+        return part
 
 
 def _one_ahead(items: Iterator[T]) -> Iterator[T]:
@@ -101,55 +119,118 @@ def _finalized(batches: Iterator[Batch], raw_sha256: str
         yield valid, invalid, batch.rejects
 
 
-def stage_candidates(zone: RawZone, raws: Iterable[RawFile], staging: Staging,
-                     report: PapersReport) -> pl.DataFrame:
-    """Parse every file into ``staging`` (Parquet); return the rejects.
+class BatchPart:
+    """The staging part of every row that comes in batches, opened at its first row."""
 
-    A three-stage pipeline, one thread each: parse, finalize, write (compress)."""
+    def __init__(self, staging: Staging) -> None:
+        self.staging = staging
+        self.writer: pq.ParquetWriter | None = None
+
+    def write(self, rows: pl.DataFrame) -> None:
+        table = rows.to_arrow()  # every batch is cast to the `papers` schema by `finalize`
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.staging.new_part("batches"), table.schema,
+                                           **COMPRESSION)
+        self.writer.write_table(table)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+    def stage(self, raw: RawFile, batches: Iterator[Batch], report: PapersReport
+              ) -> list[pl.DataFrame]:
+        """Parse, finalize and write (compress) in three threads; return the rejects."""
+        rejected: list[pl.DataFrame] = []
+        for valid, invalid, rejects in _one_ahead(_finalized(_one_ahead(batches), raw.sha256)):
+            if valid.height:
+                self.write(valid)
+            report.candidates += valid.height
+            rejected += [invalid, _parse_rejects(raw, rejects)]
+        return rejected
+
+
+def stream_snapshot(path: Path, raw_sha256: str, part: Path
+                    ) -> tuple[int, pl.DataFrame, list[tuple[int, bytes]]]:
+    """Stage a plain snapshot in one streaming query: (rows staged, rejects, suspect lines).
+
+    One plan feeds two sinks, the part and its rejects. Suspect lines (see
+    :func:`~vault_pipeline.parse.snapshot.suspect`) come back to be read by the strict
+    reader. Raises ``PolarsError`` when a line is not JSON or not UTF-8."""
+    finalized = finalize_plan(
+        snapshot_candidates(scan_snapshot(path), "_suspect", "_text"), raw_sha256
+    ).with_columns(
+        _reason=pl.when("_suspect").then(pl.lit(SUSPECT)).otherwise("_reason")
+    ).cache()
+    side = part.with_suffix(".rejects.parquet")
+    try:
+        pl.collect_all([
+            valid_rows(finalized).sink_parquet(part, row_group_size=ROW_GROUP, lazy=True,
+                                               **COMPRESSION),  # type: ignore[call-overload]
+            rejected_rows(finalized, "_suspect", "_text").sink_parquet(side, lazy=True),
+        ], engine="streaming")
+        side_rows = pl.read_parquet(side)
+    finally:
+        side.unlink(missing_ok=True)
+    suspects = side_rows.filter("_suspect")
+    lines = [(n, text.encode("utf-8")) for n, text in
+             zip(suspects.get_column("position"), suspects.get_column("_text"), strict=True)]
+    rejects = side_rows.filter(~pl.col("_suspect")).select(PAPERS_REJECTED.names)
+    return pq.read_metadata(part).num_rows, rejects, lines
+
+
+def stage_candidates(zone: RawZone, raws: Iterable[RawFile], staging: Staging,
+                     report: PapersReport, stream_snapshots: bool = True) -> pl.DataFrame:
+    """Parse every file into ``staging``; return the rejects. (``stream_snapshots=False``
+    sends plain snapshots through the batch reader too: the benchmark compares the two.)"""
     rejected: list[pl.DataFrame] = []
-    rows = pq.ParquetWriter(staging.rows, PAPERS.polars.to_frame().to_arrow().schema,
-                            **COMPRESSION)
-    positions = pq.ParquetWriter(staging.positions, POSITION.to_frame().to_arrow().schema)
+    batches = BatchPart(staging)
     try:
         for raw in raws:
             report.files += 1
+            path = zone.absolute(raw)
             try:
-                batches = parse_raw_file(zone.absolute(raw), raw.kind, raw.wrapper)
-                for valid, invalid, rejects in _one_ahead(
-                        _finalized(_one_ahead(batches), raw.sha256)):
-                    if valid.height:
-                        rows.write_table(valid.select(PAPERS.names).to_arrow())
-                        positions.write_table(valid.select("position").to_arrow())
-                    report.candidates += valid.height
-                    rejected += [invalid, _parse_rejects(raw, rejects)]
+                if stream_snapshots and raw.kind == "arxiv_snapshot" and not is_gzip(path):
+                    part = staging.new_part(raw.sha256[:16])
+                    try:
+                        staged, rejects, suspects = stream_snapshot(path, raw.sha256, part)
+                    except pl.exceptions.PolarsError:  # a bad line: read it line-exact
+                        staging.parts.remove(part)
+                        part.unlink(missing_ok=True)
+                    else:
+                        report.streamed_files += 1
+                        report.candidates += staged
+                        rejected.append(rejects)
+                        if suspects:
+                            rejected += batches.stage(raw, iter([reread_lines(suspects)]),
+                                                      report)
+                        continue
+                rejected += batches.stage(raw, parse_raw_file(path, raw.kind, raw.wrapper),
+                                          report)
             except (RawFormatError, OSError) as exc:
                 report.failed_files += 1
                 rejected.append(_file_reject(raw, str(exc)))
     finally:
-        rows.close()
-        positions.close()
-    return pl.concat(rejected) if rejected else pl.DataFrame(schema=PAPERS_REJECTED.polars)
+        batches.close()
+    return pl.concat(rejected) if rejected else PAPERS_REJECTED.polars.to_frame()
 
 
-def duplicated_ids(staging: Staging) -> pl.DataFrame:
+def duplicated_ids(parts: list[Path]) -> pl.DataFrame:
     """The ids staged more than once (reads the id column only)."""
-    counts = pl.scan_parquet(staging.rows).group_by("arxiv_id").agg(pl.len().alias("_n"))
+    counts = pl.scan_parquet(parts).group_by("arxiv_id").agg(pl.len().alias("_n"))
     return counts.filter(pl.col("_n") > 1).select("arxiv_id").collect()
 
 
-def resolve_duplicates(staging: Staging, duplicated: pl.DataFrame) -> pl.LazyFrame:
+def resolve_duplicates(parts: list[Path], duplicated: pl.DataFrame) -> pl.LazyFrame:
     """One row per arxiv_id: the newest version, its gaps filled from older records.
 
     Papers staged once stream through a filter against the set of duplicated ids (a
     streaming anti-join would buffer its whole input); only the copies of duplicated papers
-    are sorted and merged in memory, with their positions joined by row number."""
+    are sorted and merged in memory."""
     ids = duplicated.get_column("arxiv_id").implode()
-    rows = pl.scan_parquet(staging.rows)
+    rows = pl.scan_parquet(parts)
     singles = rows.filter(~pl.col("arxiv_id").is_in(ids))
-    positions = pl.scan_parquet(staging.positions).with_row_index("_row")
     merged = (
         rows.with_row_index("_row").filter(pl.col("arxiv_id").is_in(ids))
-        .join(positions, on="_row")
         .with_columns(_source_rank=pl.col("source").replace_strict(SOURCE_RANK, default=9))
         .sort(ORDER, descending=DESCENDING, nulls_last=True)
         .group_by("arxiv_id", maintain_order=True)
@@ -158,30 +239,33 @@ def resolve_duplicates(staging: Staging, duplicated: pl.DataFrame) -> pl.LazyFra
     return pl.concat([singles, merged], how="diagonal").select(PAPERS.names)
 
 
-def build_papers(paths: VaultPaths) -> PapersReport:
+def build_papers(paths: VaultPaths, stream_snapshots: bool = True) -> PapersReport:
     """Rebuild `papers` and `papers_rejected` from the raw zone, atomically."""
     paths.ensure()
     zone = RawZone(paths)
     report = PapersReport()
-    name = f"papers-candidates-{uuid.uuid4().hex}"
-    staging = Staging(paths.scratch / f"{name}.parquet", paths.scratch / f"{name}.pos.parquet")
+    staging = Staging(paths.scratch / f"papers-candidates-{uuid.uuid4().hex}")
+    staging.folder.mkdir(parents=True)
     try:
-        rejected = stage_candidates(zone, zone.files(METADATA_KINDS), staging, report)
-        duplicated = duplicated_ids(staging)
+        rejected = stage_candidates(zone, zone.files(METADATA_KINDS), staging, report,
+                                    stream_snapshots)
+        parts = staging.parts
+        duplicated = duplicated_ids(parts) if parts else pl.DataFrame()
         with atomic_path(paths.table(PAPERS.name)) as tmp:
-            if duplicated.height:
-                resolved = resolve_duplicates(staging, duplicated).cast(PAPERS.polars)  # type: ignore[arg-type]
+            if not parts:
+                pq.write_table(PAPERS.empty(), tmp, **COMPRESSION)
+            elif len(parts) == 1 and not duplicated.height:
+                os.replace(parts[0], tmp)  # already the table: one row per paper, its format
+            else:
+                resolved = resolve_duplicates(parts, duplicated).cast(PAPERS.polars)  # type: ignore[arg-type]
                 resolved.sink_parquet(tmp, row_group_size=ROW_GROUP, **COMPRESSION)
-            else:  # already one row per paper, in the table's schema and compression
-                os.replace(staging.rows, tmp)
         papers = pl.scan_parquet(paths.table(PAPERS.name))
         report.rows = papers.select(pl.len()).collect().item()
         report.by_source = dict(
             papers.group_by("source").len().collect().iter_rows()
         )
     finally:
-        staging.rows.unlink(missing_ok=True)
-        staging.positions.unlink(missing_ok=True)
+        shutil.rmtree(staging.folder, ignore_errors=True)
     report.superseded = report.candidates - report.rows
     report.rejected = write_table(paths.table(PAPERS_REJECTED.name), rejected, PAPERS_REJECTED)
     return report

@@ -42,13 +42,19 @@ SNAPSHOT_SCHEMA = pl.Schema(
     }
 )
 _RFC2822 = "%a, %d %b %Y %H:%M:%S GMT"
+LINE_SEPARATOR = "\x1f"  # a control character valid JSON never holds raw
+LINE_SCHEMA = pl.Schema({"line": pl.String})
+
+
+def is_gzip(path: Path) -> bool:
+    """Tell gzip from plain JSON lines by content (the gzip magic), not by name."""
+    with path.open("rb") as probe:
+        return probe.read(2) == b"\x1f\x8b"
 
 
 def open_snapshot(path: Path) -> IO[bytes]:
-    """Open plain or gzip JSON lines, telling them apart by content (gzip magic)."""
-    with path.open("rb") as probe:
-        magic = probe.read(2)
-    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else path.open("rb")
+    """Open plain or gzip JSON lines."""
+    return gzip.open(path, "rb") if is_gzip(path) else path.open("rb")
 
 
 def _chunks(stream: IO[bytes], chunk_bytes: int) -> Iterator[tuple[int, bytes]]:
@@ -74,6 +80,21 @@ def _read(data: bytes) -> pl.DataFrame:
     return pl.read_ndjson(io.BytesIO(data), schema=SNAPSHOT_SCHEMA, ignore_errors=False)
 
 
+def suspect(record: pl.Expr) -> pl.Expr:
+    """Records ``str.json_decode`` may read differently from the strict reader: a line that
+    decodes to null, or an ``authors_parsed`` entry of one name (``json_decode`` wraps a
+    scalar where a list belongs into such an entry; the strict reader refuses it)."""
+    return record.is_null() | record.struct.field("authors_parsed").list.eval(
+        pl.element().list.len() == 1).list.any().fill_null(False)
+
+
+def _decode(lines: pl.LazyFrame) -> pl.LazyFrame:
+    return lines.filter(pl.col("line").is_not_null()).with_columns(
+        pl.col("_line").cast(pl.Int64),
+        record=pl.col("line").str.json_decode(pl.Struct(SNAPSHOT_SCHEMA)),
+    )
+
+
 def _read_fast(data: bytes, first_line: int) -> pl.DataFrame | None:
     """The chunk with a ``_line`` column, or None when only :func:`_read` may judge it.
 
@@ -81,30 +102,35 @@ def _read_fast(data: bytes, first_line: int) -> pl.DataFrame | None:
     slower than ``str.json_decode`` does, so whole lines are read as strings (CSV on a control
     character, which valid JSON never holds raw) and decoded in one pass. Blank lines stay
     rows of the CSV, so line numbers need no Python loop. Anything the strict reader might
-    judge differently returns None: a BOM, a line that decodes to null, a scalar that
-    ``json_decode`` would wrap into a one-name ``authors_parsed`` entry, a decode error."""
+    judge differently returns None: a BOM, a decode error, a :func:`suspect` record."""
     if data.startswith(b"\xef\xbb\xbf"):
         return None
     try:
-        lines = pl.read_csv(io.BytesIO(data), has_header=False, separator="\x1f",
-                            quote_char=None, schema={"line": pl.String})
+        lines = pl.read_csv(io.BytesIO(data), has_header=False, separator=LINE_SEPARATOR,
+                            quote_char=None, schema=LINE_SCHEMA)
         if lines.height != data.count(b"\n") + (not data.endswith(b"\n")):
             return None
-        decoded = (
-            lines.lazy().with_row_index("_line", offset=first_line)
-            .filter(pl.col("line").is_not_null())
-            .select(pl.col("_line").cast(pl.Int64),
-                    record=pl.col("line").str.json_decode(pl.Struct(SNAPSHOT_SCHEMA)))
-            .collect()
-        )
-        wrapped = decoded.select(
-            pl.col("record").is_null().any()
-            | pl.col("record").struct.field("authors_parsed")
-            .list.eval(pl.element().list.len() == 1).list.any().any()
-        ).item()
+        decoded = _decode(lines.lazy().with_row_index("_line", offset=first_line)).collect()
+        if decoded.select(suspect(pl.col("record")).any()).item():
+            return None
     except pl.exceptions.PolarsError:
         return None
-    return None if wrapped else decoded.unnest("record").select(*SNAPSHOT_SCHEMA, "_line")
+    return decoded.select(pl.col("record").struct.unnest(), "_line")
+
+
+def scan_snapshot(path: Path) -> pl.LazyFrame:
+    """A plain (not gzip) snapshot as one lazy query for the streaming engine: its records
+    unnested, with ``_line``, ``_suspect`` (see :func:`suspect`) and ``_text``, the line
+    itself, kept for suspect records only so that the strict reader can judge them.
+
+    The query raises a ``PolarsError`` on a line that is not JSON or not UTF-8 (or holds
+    the CSV separator); the caller then reads the file with :func:`parse_snapshot`."""
+    lines = pl.scan_csv(path, has_header=False, separator=LINE_SEPARATOR, quote_char=None,
+                        schema=LINE_SCHEMA, row_index_name="_line", row_index_offset=1)
+    return _decode(lines).with_columns(_suspect=suspect(pl.col("record"))).select(
+        pl.col("record").struct.unnest(), "_line", "_suspect",
+        _text=pl.when("_suspect").then("line"),
+    )
 
 
 def _line_error(line: bytes) -> str:
@@ -142,42 +168,45 @@ def _line_numbers(lines: list[bytes], first_line: int) -> list[int]:
     return [first_line + i for i, line in enumerate(lines) if line.strip()]
 
 
-def _to_candidates(frame: pl.DataFrame) -> pl.DataFrame:
+def snapshot_candidates(records: pl.LazyFrame, *keep: str) -> pl.LazyFrame:
+    """Snapshot records → candidate rows (plus the columns named in ``keep``).
+
+    Values used more than once (version dates, the parsed-authors test, categories) are
+    computed once as columns first: ``when`` branches and ``list.eval`` escape
+    common-subexpression elimination."""
     created = pl.col("versions").list.eval(
-        pl.element().struct.field("created").str.strptime(pl.Date, _RFC2822, strict=False)
-    )
-    version_numbers = pl.col("versions").list.eval(
+        pl.element().struct.field("created").str.strptime(pl.Date, _RFC2822, strict=False))
+    max_version = pl.col("versions").list.eval(
         pl.element().struct.field("version").str.strip_prefix("v").cast(pl.Int32, strict=False)
-    )
-    parsed_names = pl.col("authors_parsed").list.eval(
-        pl.concat_str(
-            [pl.element().list.get(1, null_on_oob=True), pl.element().list.get(0, null_on_oob=True),
-             pl.element().list.get(2, null_on_oob=True)],
-            separator=" ", ignore_nulls=True,
-        ).str.replace_all(WHITESPACE_TO_COLLAPSE, " ").str.strip_chars()
-    )
-    has_parsed = pl.col("authors_parsed").list.len() > 0
+    ).list.max()
+    parsed_names = pl.col("authors_parsed").list.eval(pl.concat_str(
+        [pl.element().list.get(1, null_on_oob=True), pl.element().list.get(0, null_on_oob=True),
+         pl.element().list.get(2, null_on_oob=True)],
+        separator=" ", ignore_nulls=True))  # whitespace is collapsed by `finalize`
     # `when` evaluates both branches; string work on nulls is free, so split only the
     # `authors` strings that will be used
     fallback_names = (
-        pl.when(has_parsed).then(None).otherwise(pl.col("authors"))
+        pl.when(pl.col("_has_parsed")).then(None).otherwise(pl.col("authors"))
         .str.replace_all(WHITESPACE_TO_COLLAPSE, " ").str.replace_all(r",? and ", ", ")
-        .str.split(", ").list.eval(pl.element().str.strip_chars())
+        .str.split(", ")
     )
-    categories = pl.col("categories").str.split(" ").list.eval(
-        pl.element().filter(pl.element() != ""))
-    max_version = version_numbers.list.max()
-    return frame.select(
-        raw_id=pl.when(max_version.is_not_null())
-        .then(pl.col("id") + pl.lit("v") + max_version.cast(pl.String))
+    return records.with_columns(
+        _created=created,
+        _max_version=max_version,
+        _has_parsed=pl.col("authors_parsed").list.len() > 0,
+        _categories=pl.col("categories").str.split(" "),
+    ).select(
+        *keep,
+        raw_id=pl.when(pl.col("_max_version").is_not_null())
+        .then(pl.col("id") + pl.lit("v") + pl.col("_max_version").cast(pl.String))
         .otherwise(pl.col("id")),
         title=pl.col("title"),
         abstract=pl.col("abstract"),
-        authors=pl.when(has_parsed).then(parsed_names).otherwise(fallback_names),
-        categories=categories,
-        primary_category=categories.list.first(),
-        published=created.list.min(),
-        updated=created.list.max(),
+        authors=pl.when(pl.col("_has_parsed")).then(parsed_names).otherwise(fallback_names),
+        categories=pl.col("_categories"),
+        primary_category=pl.col("_categories").list.first(),
+        published=pl.col("_created").list.min(),
+        updated=pl.col("_created").list.max(),
         doi=pl.col("doi"),
         journal_ref=pl.col("journal-ref"),
         comments=pl.col("comments"),
@@ -185,6 +214,21 @@ def _to_candidates(frame: pl.DataFrame) -> pl.DataFrame:
         source=pl.lit(SOURCE),
         position=pl.col("_line").cast(pl.Int64),
     ).cast(CANDIDATE_SCHEMA)  # type: ignore[arg-type]
+
+
+def _to_candidates(frame: pl.DataFrame) -> pl.DataFrame:
+    return snapshot_candidates(frame.lazy()).collect()
+
+
+def reread_lines(lines: list[tuple[int, bytes]]) -> Batch:
+    """Read numbered lines one by one with the strict reader: candidates and rejects."""
+    frames: list[pl.DataFrame] = []
+    rejects: list[ParseReject] = []
+    for number, line in lines:
+        read, refused = _tolerant_read([line], number)
+        frames += [_to_candidates(f) for f in read if f.height]
+        rejects += refused
+    return Batch(pl.concat(frames) if frames else CANDIDATE_SCHEMA.to_frame(), rejects)
 
 
 def parse_snapshot(path: Path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[Batch]:
