@@ -43,9 +43,12 @@ def _streamed(path: Path, part: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
     """Stage with the streaming query, then judge its suspect lines as the build does."""
     from vault_pipeline.parse.snapshot import reread_lines
 
-    staged, rejects, suspects = stream_snapshot(path, SHA, part)
+    streamed = stream_snapshot(path, SHA, part)
+    staged, suspects = streamed.rows, streamed.suspects
     valid = [pl.read_parquet(part)]
-    refused = [rejects.select(REJECT_KEYS)]
+    refused = [streamed.rejects.select(REJECT_KEYS)]
+    assert streamed.passes == (1 if valid[0].height == len(path.read_bytes().splitlines())
+                               else 2)
     if suspects:
         batch = reread_lines(suspects)
         rows, bad = finalize(batch.candidates, SHA)
@@ -115,6 +118,7 @@ def test_build_streams_a_plain_snapshot_and_reads_a_broken_one_line_exact(
     RawZone(plain).import_paths([SNAPSHOT])
     report = build_papers(plain)
     assert (report.streamed_files, report.rows, report.rejected) == (1, 100, 0)
+    assert report.stream_passes == 1  # every line a row: no second pass for rejects
 
     damaged = VaultPaths(tmp_path / "damaged").ensure()
     RawZone(damaged).import_paths([broken])

@@ -118,6 +118,17 @@ def _read_fast(data: bytes, first_line: int) -> pl.DataFrame | None:
     return decoded.select(pl.col("record").struct.unnest(), "_line")
 
 
+def _scan_lines(path: Path) -> pl.LazyFrame:
+    return pl.scan_csv(path, has_header=False, separator=LINE_SEPARATOR, quote_char=None,
+                       schema=LINE_SCHEMA, row_index_name="_line", row_index_offset=1)
+
+
+def count_lines(path: Path) -> int:
+    """Lines of a plain snapshot as :func:`scan_snapshot` sees them, blank ones included,
+    counted without being parsed."""
+    return _scan_lines(path).select(pl.len()).collect().item()
+
+
 def scan_snapshot(path: Path) -> pl.LazyFrame:
     """A plain (not gzip) snapshot as one lazy query for the streaming engine: its records
     unnested, with ``_line``, ``_suspect`` (see :func:`suspect`) and ``_text``, the line
@@ -125,9 +136,7 @@ def scan_snapshot(path: Path) -> pl.LazyFrame:
 
     The query raises a ``PolarsError`` on a line that is not JSON or not UTF-8 (or holds
     the CSV separator); the caller then reads the file with :func:`parse_snapshot`."""
-    lines = pl.scan_csv(path, has_header=False, separator=LINE_SEPARATOR, quote_char=None,
-                        schema=LINE_SCHEMA, row_index_name="_line", row_index_offset=1)
-    return _decode(lines).with_columns(_suspect=suspect(pl.col("record"))).select(
+    return _decode(_scan_lines(path)).with_columns(_suspect=suspect(pl.col("record"))).select(
         pl.col("record").struct.unnest(), "_line", "_suspect",
         _text=pl.when("_suspect").then("line"),
     )
