@@ -50,8 +50,11 @@ ORDER = ["updated", "latest_version", "_source_rank", "raw_sha256", "_row"]
 file's rows are staged together and in order, so between two copies of one version in one
 file the first wins."""
 DESCENDING = [True, True, False, False, False]
-# Level 1: about half the CPU of Polars' default level (3), for a few percent more bytes.
-COMPRESSION = {"compression": "zstd", "compression_level": 1}
+COMPRESSION: dict[str, object] = {"compression": "lz4"}
+"""`papers` is a working table, rebuilt from the raw zone at bulk rates (millions of rows) and
+read by every later stage, so it is written with LZ4: zstd, even at level 1, costs a quarter
+of the build's CPU and takes 0.7x the bytes (benchmarks/README.md measures both side by
+side). What leaves the vault, `vault export`, is written with zstd."""
 ROW_GROUP = 20_000  # rows a Parquet writer buffers (Polars' default buffers ~750 MB of papers)
 SUSPECT = "suspect: judged by the strict reader"
 
