@@ -150,6 +150,18 @@ def test_temporal_leak_check_catches_a_bad_filter(built, embedder) -> None:
     assert not quality.no_target_reachable(paths, embedder).passed
 
 
+def test_temporal_leak_check_catches_a_paper_revised_after_the_cutoff(built) -> None:
+    """The index holds a paper's latest text: a revision dated after the cutoff is a leak,
+    even for a paper first published before it."""
+    paths, _ = built
+    papers = pl.read_parquet(paths.table("papers")).with_columns(
+        updated=pl.when(pl.col("arxiv_id") == "2401.00001").then(pl.lit(date(2026, 3, 2)))
+        .otherwise(pl.col("updated")))
+    papers.write_parquet(paths.table("papers"))
+    outcome = quality.no_post_cutoff_rows(paths)
+    assert not outcome.passed and outcome.metadata["examples"] == ["2401.00001"]
+
+
 def test_target_text_under_another_id_is_caught(built, embedder) -> None:
     paths, _ = built
     views = views_frame()

@@ -182,3 +182,20 @@ def test_build_writes_the_table_and_needs_papers(vault_paths) -> None:
     written = pl.read_parquet(vault_paths.table("splits"))
     assert written.height == len(PAPERS_LIST)
     assert set(written.filter(pl.col("split") != "vault")["split"]) == {"excluded"}
+
+
+def test_pre_cutoff_paper_revised_after_the_cutoff_is_neither_indexed_nor_a_target() -> None:
+    """The vault keeps a paper's latest text: a 2024 paper whose last version is of 2026 may
+    carry post-cutoff content, so it must not reach the index."""
+    papers = papers_frame().with_columns(
+        updated=pl.when(pl.col("arxiv_id") == "2401.00001").then(pl.lit(date(2026, 3, 2)))
+        .otherwise(pl.col("updated")))
+    frame, _ = run(papers=papers, cutoff=CUTOFF)
+    row = by_id(frame)["2401.00001"]
+    assert row["split"] == "excluded"
+    assert "latest version is of 2026-03-02" in row["reason"]
+    assert by_id(frame)["2402.00002"]["split"] == "vault"
+    assert disjoint_and_complete(frame, papers).passed
+    moved = frame.with_columns(split=pl.when(pl.col("arxiv_id") == "2604.00010")
+                               .then(pl.lit("vault")).otherwise("split"))
+    assert not disjoint_and_complete(moved, papers).passed  # a post-cutoff paper in the vault

@@ -31,24 +31,28 @@ def _index_frame(table) -> pl.DataFrame:
 
 
 def no_post_cutoff_rows(paths: VaultPaths, table=None) -> Outcome:
-    """Every index row is a vault paper published (per `papers`) before the cutoff."""
+    """Every index row is a vault paper published, and last revised, (per `papers`) before
+    the cutoff: its text cannot come from a version written after it."""
     table = table if table is not None else open_index(paths)
     index = _index_frame(table)
     splits = read_required(paths, SPLITS.name, ("arxiv_id", "split", "cutoff"))
     cutoff = splits["cutoff"][0]
-    papers = read_required(paths, "papers", ("arxiv_id", "published"))
-    joined = index.join(papers.select("arxiv_id", pl.col("published").alias("true_published")),
+    papers = read_required(paths, "papers", ("arxiv_id", "published", "updated"))
+    joined = index.join(papers.select("arxiv_id", pl.col("published").alias("true_published"),
+                                      pl.col("updated").alias("true_updated")),
                         on="arxiv_id", how="left").join(
         splits.select("arxiv_id", "split"), on="arxiv_id", how="left")
     late = joined.filter((pl.col("true_published") >= cutoff) | (pl.col("published") >= cutoff)
-                         | pl.col("true_published").is_null())
+                         | pl.col("true_published").is_null()
+                         | (pl.col("true_updated") >= cutoff))
     outside = joined.filter(pl.col("split").ne_missing(VAULT))
     bad = pl.concat([late.select("arxiv_id"), outside.select("arxiv_id")]).unique()
     examples = bad.sort("arxiv_id").head(10)["arxiv_id"].to_list()
     return Outcome(bad.is_empty(),
-                   f"{bad.height} indexed papers are not vault papers published before "
-                   f"{cutoff}" if not bad.is_empty() else
-                   f"all {index.height} rows are vault papers published before {cutoff}",
+                   f"{bad.height} indexed papers are not vault papers published and revised "
+                   f"before {cutoff}" if not bad.is_empty() else
+                   f"all {index.height} rows are vault papers published and revised before "
+                   f"{cutoff}",
                    {"rows": index.height, "cutoff": str(cutoff), "post_cutoff_rows": late.height,
                     "rows_outside_vault": outside.height, "examples": examples})
 

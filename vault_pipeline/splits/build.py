@@ -1,7 +1,10 @@
 """The `splits` table: every paper exactly once, as `vault`, a target split or `excluded`,
 each with the reason, the cutoff and the seed.
 
-Pre-cutoff papers (published before the cutoff) form the retrievable vault. A post-cutoff
+Pre-cutoff papers (published before the cutoff) form the retrievable vault, unless their
+latest version is dated on or after the cutoff: the vault keeps each paper's latest text, which
+may then hold post-cutoff content, so such a paper is excluded (neither indexed nor a
+target). A post-cutoff
 paper becomes a target when it has all five usable views, is methodological, and (where its
 citations are known) enough of its cited work is in the vault; otherwise it is excluded and
 every criterion it failed is named."""
@@ -92,8 +95,11 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
     """The splits of ``papers``: a pure function of the tables and the settings (and, with
     sizes, of the previous assignment under the same cutoff and seed)."""
     report = SplitsReport()
-    papers = papers.select("arxiv_id", "published", "title", "abstract").unique("arxiv_id")
-    before = papers.filter(pl.col("published") < settings.cutoff)
+    papers = papers.select("arxiv_id", "published", "updated", "title", "abstract"
+                           ).unique("arxiv_id")
+    early = papers.filter(pl.col("published") < settings.cutoff)
+    revised = pl.col("updated") >= settings.cutoff
+    before = early.filter(~revised.fill_null(False))
     after = papers.filter(pl.col("published") >= settings.cutoff).sort("arxiv_id")
     report.post_cutoff = after.height
     if after.is_empty():
@@ -105,6 +111,12 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
     has_views = set(clean.views["arxiv_id"].to_list()) if clean is not None else set()
 
     rows: list[dict[str, Any]] = []
+    for paper in early.filter(revised.fill_null(False)).iter_rows(named=True):
+        rows.append({"arxiv_id": paper["arxiv_id"], "split": EXCLUDED,
+                     "published": paper["published"],
+                     "reason": f"published {paper['published']}, before the cutoff, but its "
+                               f"latest version is of {paper['updated']}: its text may hold "
+                               f"post-cutoff content, so it is neither indexed nor a target"})
     for paper in before.iter_rows(named=True):
         reason = f"published {paper['published']}, before the cutoff"
         if paper["arxiv_id"] not in has_views:
@@ -201,7 +213,8 @@ def _assign(ids: list[str], settings: SplitSettings,
 def build_splits(paths: VaultPaths, settings: SplitSettings,
                  classifier: Classifier | None = None) -> SplitsReport:
     """Read the tables upstream, compute the splits, write the `splits` table."""
-    papers = read_required(paths, "papers", ("arxiv_id", "published", "title", "abstract"))
+    papers = read_required(paths, "papers",
+                           ("arxiv_id", "published", "updated", "title", "abstract"))
     views = read_optional(paths, "views")
     frame, report = compute_splits(
         papers, views, read_optional(paths, "masked_records"),
