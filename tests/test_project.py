@@ -41,3 +41,25 @@ def test_ci_runs_the_readme_test_command() -> None:
     blocks = re.findall(r"```bash\n(.*?)\n```", readme, flags=re.S)
     test_command = next(b for b in blocks if "pytest" in b)
     assert test_command.strip() in (ROOT / ".ci" / "run").read_text()
+
+
+def _allocator_settings(env: dict[str, str]) -> str:
+    import os
+    import subprocess
+    import sys
+
+    code = ("import vault_pipeline, polars, os; "
+            "print(os.environ['_RJEM_MALLOC_CONF'])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, env={k: v for k, v in os.environ.items()
+                                           if k != "_RJEM_MALLOC_CONF"} | env)
+    return done.stdout.strip()
+
+
+def test_allocator_keeps_freed_pages_for_batch_builds_unless_the_user_says_otherwise() -> None:
+    """jemalloc takes the last value of each option: ours must come after Polars' defaults."""
+    from vault_pipeline.allocator import BATCH_SETTINGS
+
+    assert _allocator_settings({}).endswith("," + BATCH_SETTINGS)
+    assert _allocator_settings({"_RJEM_MALLOC_CONF": "dirty_decay_ms:0"}).endswith(
+        ",dirty_decay_ms:0")
