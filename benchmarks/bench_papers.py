@@ -342,9 +342,11 @@ def main(argv: list[str] | None = None) -> None:
         print(f"\n(a) snapshot → `papers` (import, then build_papers; goal "
               f"≥ {GOAL_RECORDS_PER_S:,} records/s)\n" + build_table(builds))
         default = next(iter(VARIANTS))
-        met = all(row.rate >= GOAL_RECORDS_PER_S for row in builds if row.variant == default)
-        print(f"goal {'met' if met else 'NOT met'} by the median of every default "
-              f"({default}) build above")
+        for row in builds:
+            if row.variant == default:
+                verdict = "met" if row.rate >= GOAL_RECORDS_PER_S else "NOT met"
+                print(f"goal {verdict} by the median default ({default}) build of "
+                      f"{row.label}: {row.rate:,.0f} records/s")
     if feeds:
         print("\n(b) Atom / OAI-PMH parsing, same pages for every parser\n" + parse_table(feeds))
 
