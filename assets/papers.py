@@ -30,6 +30,8 @@ def papers(context: dg.AssetExecutionContext, vault: VaultResource):
             "candidates": report.candidates,
             "superseded_versions": report.superseded,
             "raw_files_parsed": report.files,
+            "snapshots_streamed": report.streamed_files,
+            "streaming_passes": report.stream_passes,
             "by_year": counts_table(stats["by_year"], "year"),
             "by_primary_category": counts_table(stats["by_primary_category"], "category"),
             "by_source": counts_table(stats["by_source"], "source"),

@@ -25,17 +25,18 @@ SHA = "0" * 64
 REJECT_KEYS = ["position", "reason", "record_id"]
 
 
+def _parse_rejects(rejects: list) -> pl.DataFrame:
+    return pl.DataFrame([{k: getattr(r, k) for k in REJECT_KEYS} for r in rejects],
+                        schema={k: PAPERS_REJECTED.polars[k] for k in REJECT_KEYS})
+
+
 def _batch_reader(path: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
     valid, rejected = [], []
     for batch in parse_snapshot(path):
         rows, refused = finalize(batch.candidates, SHA)
         valid.append(rows)
         rejected.append(refused)
-        rejected.append(pl.DataFrame(
-            {"position": [r.position for r in batch.rejects],
-             "reason": [r.reason for r in batch.rejects],
-             "record_id": [r.record_id for r in batch.rejects]},
-            schema={k: PAPERS_REJECTED.polars[k] for k in REJECT_KEYS}))
+        rejected.append(_parse_rejects(batch.rejects))
     return pl.concat(valid), pl.concat([r.select(REJECT_KEYS) for r in rejected])
 
 
@@ -53,11 +54,7 @@ def _streamed(path: Path, part: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
         batch = reread_lines(suspects)
         rows, bad = finalize(batch.candidates, SHA)
         valid.append(rows)
-        refused += [bad.select(REJECT_KEYS), pl.DataFrame(
-            {"position": [r.position for r in batch.rejects],
-             "reason": [r.reason for r in batch.rejects],
-             "record_id": [r.record_id for r in batch.rejects]},
-            schema={k: PAPERS_REJECTED.polars[k] for k in REJECT_KEYS})]
+        refused += [bad.select(REJECT_KEYS), _parse_rejects(batch.rejects)]
     return pl.concat(valid), pl.concat(refused), staged
 
 
