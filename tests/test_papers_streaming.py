@@ -132,6 +132,18 @@ def test_build_streams_a_plain_snapshot_and_reads_a_broken_one_line_exact(
     assert not list(damaged.scratch.iterdir())
 
 
+def test_a_byte_order_mark_opening_the_file_is_skipped_by_both_readers(tmp_path: Path) -> None:
+    path = tmp_path / "bom.jsonl"
+    second = RECORD | {"id": "0704.0009"}
+    path.write_text("\ufeff" + json.dumps(RECORD) + "\n" + json.dumps(second) + "\n")
+    rows, rejects = _batch_reader(path)
+    assert sorted(rows.get_column("arxiv_id")) == ["0704.0001", "0704.0009"]
+    assert rejects.is_empty()
+    streamed, refused, staged = _streamed(path, tmp_path / "part.parquet")
+    assert staged == 2 and refused.is_empty()
+    assert _as_multiset(streamed) == _as_multiset(rows)
+
+
 @pytest.mark.parametrize("plan", ["valid", "rejected"])
 def test_the_streaming_plan_has_no_in_memory_fallback(plan: str) -> None:
     """A node the streaming engine cannot run (``replace`` once was one) would hold the

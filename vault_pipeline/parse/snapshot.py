@@ -44,6 +44,7 @@ SNAPSHOT_SCHEMA = pl.Schema(
 _RFC2822 = "%a, %d %b %Y %H:%M:%S GMT"
 LINE_SEPARATOR = "\x1f"  # a control character valid JSON never holds raw
 LINE_SCHEMA = pl.Schema({"line": pl.String})
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark
 
 
 def is_gzip(path: Path) -> bool:
@@ -103,7 +104,7 @@ def _read_fast(data: bytes, first_line: int) -> pl.DataFrame | None:
     character, which valid JSON never holds raw) and decoded in one pass. Blank lines stay
     rows of the CSV, so line numbers need no Python loop. Anything the strict reader might
     judge differently returns None: a BOM, a decode error, a :func:`suspect` record."""
-    if data.startswith(b"\xef\xbb\xbf"):
+    if data.startswith(BOM):
         return None
     try:
         lines = pl.read_csv(io.BytesIO(data), has_header=False, separator=LINE_SEPARATOR,
@@ -241,8 +242,12 @@ def reread_lines(lines: list[tuple[int, bytes]]) -> Batch:
 
 
 def parse_snapshot(path: Path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[Batch]:
+    """The batch reader: chunks of whole lines, each read fast or, failing that, line-exact.
+    A UTF-8 byte order mark opening the file is skipped, as the streaming reader skips it."""
     with open_snapshot(path) as stream:
         for first_line, chunk in _chunks(stream, chunk_bytes):
+            if first_line == 1 and chunk.startswith(BOM):
+                chunk = chunk[len(BOM):]
             fast = _read_fast(chunk, first_line)
             if fast is not None:
                 yield Batch(_to_candidates(fast))
