@@ -5,7 +5,7 @@ import dagster as dg
 from vault_pipeline.citations import build_citations
 from vault_pipeline.schemas import CITATION_COUNTS, CITATIONS
 
-from .metadata import table_spec
+from .metadata import table_path, table_spec
 from .resources import VaultResource
 
 
@@ -21,7 +21,7 @@ def citations(context: dg.AssetExecutionContext, vault: VaultResource):
     yield dg.MaterializeResult(asset_key="citations", metadata={
         "dagster/row_count": report.citations, "responses_parsed": report.files,
         "cited_with_arxiv_id": report.cited_with_arxiv_id,
-        "path": dg.MetadataValue.path(str(paths.table(CITATIONS.name)))})
+        "path": table_path(paths, CITATIONS)})
     yield dg.MaterializeResult(asset_key="citation_counts", metadata={
         "dagster/row_count": report.papers,
-        "path": dg.MetadataValue.path(str(paths.table(CITATION_COUNTS.name)))})
+        "path": table_path(paths, CITATION_COUNTS)})

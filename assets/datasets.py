@@ -9,7 +9,7 @@ from vault_pipeline.datasets.manifest import verify_export
 from vault_pipeline.datasets.training import build_training
 from vault_pipeline.schemas import TRAINING_EXAMPLES
 
-from .metadata import counts_table, table_attrs
+from .metadata import counts_table, table_attrs, table_path
 from .resources import VaultResource
 
 LATEST = "latest"
@@ -29,7 +29,7 @@ def training_examples(context: dg.AssetExecutionContext,
         "dagster/row_count": report.rows, "targets": report.targets,
         "by_role_and_split": counts_table(report.by_role_split, "role/split"),
         "targets_without_views": dg.MetadataValue.json(report.targets_without_views[:20]),
-        "path": dg.MetadataValue.path(str(paths.table(TRAINING_EXAMPLES.name))),
+        "path": table_path(paths, TRAINING_EXAMPLES),
     })
 
 

@@ -13,7 +13,7 @@ from vault_pipeline.documents.pdf import RULED, PdfLimits
 from vault_pipeline.documents.workers import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, PoolSettings
 from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
 
-from .metadata import check_result, counts_table, table_spec
+from .metadata import check_result, counts_table, table_path, table_spec
 from .resources import VaultResource
 
 
@@ -63,7 +63,7 @@ def documents(context: dg.AssetExecutionContext, config: DocumentsRunConfig,
             "by_status": counts_table(report.by_status, "status"),
             "by_source": counts_table(report.by_source, "source"),
             "success_rate_by_source": dg.MetadataValue.json(rates),
-            "path": dg.MetadataValue.path(str(paths.table(DOCUMENTS.name))),
+            "path": table_path(paths, DOCUMENTS),
         },
     )
     attempts = sum(sum(v.values()) for v in report.attempts_by_kind_status.values())
@@ -72,7 +72,7 @@ def documents(context: dg.AssetExecutionContext, config: DocumentsRunConfig,
         metadata={
             "dagster/row_count": attempts,
             "by_kind_and_status": dg.MetadataValue.json(report.attempts_by_kind_status),
-            "path": dg.MetadataValue.path(str(paths.table(DOCUMENT_ATTEMPTS.name))),
+            "path": table_path(paths, DOCUMENT_ATTEMPTS),
         },
     )
 

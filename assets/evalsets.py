@@ -21,7 +21,7 @@ from vault_pipeline.schemas import (
 )
 
 from .ideas import IdeasRunConfig
-from .metadata import check_result, counts_table, table_spec
+from .metadata import check_result, counts_table, table_path, table_spec
 from .resources import VaultResource
 
 GROUP = "evaluation"
@@ -100,7 +100,7 @@ def evaluation_sets(context: dg.AssetExecutionContext, config: EvalSetsConfig,
             "shortfalls": len(metrics["shortfalls"]),
             "metrics": dg.MetadataValue.json(json.loads(json.dumps(metrics, default=str))),
             "card": dg.MetadataValue.md(card),
-            "path": dg.MetadataValue.path(str(paths.table(schema.name)))})
+            "path": table_path(paths, schema)})
     yield dg.MaterializeResult(asset_key=EVAL_EXCLUDED.name,
                                metadata={"dagster/row_count": report.excluded})
     yield dg.MaterializeResult(asset_key=EVAL_CARDS.name, metadata={

@@ -9,7 +9,7 @@ from vault_pipeline.ideas.build import build_masked_records, build_views
 from vault_pipeline.ideas.settings import IdeasSettings
 from vault_pipeline.schemas import LLM_FAILURES, MASKED_RECORDS, VIEWS
 
-from .metadata import check_result, counts_table, table_attrs, table_spec
+from .metadata import check_result, counts_table, table_attrs, table_path, table_spec
 from .resources import VaultResource
 
 
@@ -58,7 +58,7 @@ def masked_records(context: dg.AssetExecutionContext, config: IdeasRunConfig,
             "papers_per_second": dg.MetadataValue.float(round(report.papers_per_second, 2)),
             "seconds": dg.MetadataValue.float(round(report.seconds, 2)),
             "by_input_source": counts_table(report.by_source, "input source"),
-            "path": dg.MetadataValue.path(str(paths.table(MASKED_RECORDS.name))),
+            "path": table_path(paths, MASKED_RECORDS),
         },
     )
     yield dg.MaterializeResult(
@@ -66,7 +66,7 @@ def masked_records(context: dg.AssetExecutionContext, config: IdeasRunConfig,
         metadata={
             "dagster/row_count": report.quarantined,
             "new_this_run": report.new_failures,
-            "path": dg.MetadataValue.path(str(paths.table(LLM_FAILURES.name))),
+            "path": table_path(paths, LLM_FAILURES),
         },
     )
 
@@ -82,7 +82,7 @@ def views(context: dg.AssetExecutionContext, vault: VaultResource) -> dg.Materia
         "records": report.records,
         "leaks_masked": report.masked_findings,
         "mean_chars_by_view": counts_table(report.by_view_chars, "view"),
-        "path": dg.MetadataValue.path(str(paths.table(VIEWS.name))),
+        "path": table_path(paths, VIEWS),
     })
 
 

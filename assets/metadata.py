@@ -6,6 +6,7 @@ from collections.abc import Mapping
 import dagster as dg
 
 from vault_pipeline.checks import Outcome
+from vault_pipeline.paths import VaultPaths
 from vault_pipeline.schemas import TableSchema
 
 
@@ -27,6 +28,11 @@ def table_spec(schema: TableSchema, group: str, deps: list[str],
     """The spec of one output table of a multi-asset, named after its schema."""
     return dg.AssetSpec(schema.name, group_name=group, deps=deps, kinds=set(kinds),
                         **table_attrs(schema))  # type: ignore[arg-type]
+
+
+def table_path(paths: VaultPaths, schema: TableSchema) -> dg.MetadataValue:
+    """Where the table's Parquet file lies, for a materialization's metadata."""
+    return dg.MetadataValue.path(str(paths.table(schema.name)))
 
 
 def counts_table(counts: Mapping[str, int], label: str) -> dg.MetadataValue:

@@ -7,7 +7,7 @@ from vault_pipeline import papers_quality
 from vault_pipeline.papers import build_papers
 from vault_pipeline.schemas import PAPERS, PAPERS_REJECTED
 
-from .metadata import check_result, counts_table, table_spec
+from .metadata import check_result, counts_table, table_path, table_spec
 from .resources import VaultResource
 
 
@@ -35,7 +35,7 @@ def papers(context: dg.AssetExecutionContext, vault: VaultResource):
             "by_year": counts_table(stats["by_year"], "year"),
             "by_primary_category": counts_table(stats["by_primary_category"], "category"),
             "by_source": counts_table(stats["by_source"], "source"),
-            "path": dg.MetadataValue.path(str(paths.table(PAPERS.name))),
+            "path": table_path(paths, PAPERS),
         },
     )
     yield dg.MaterializeResult(
@@ -43,7 +43,7 @@ def papers(context: dg.AssetExecutionContext, vault: VaultResource):
         metadata={
             "dagster/row_count": report.rejected,
             "raw_files_failed": report.failed_files,
-            "path": dg.MetadataValue.path(str(paths.table(PAPERS_REJECTED.name))),
+            "path": table_path(paths, PAPERS_REJECTED),
         },
     )
 

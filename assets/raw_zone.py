@@ -7,7 +7,7 @@ from vault_pipeline.raw.zone import RawZone
 from vault_pipeline.schemas import RAW_FILES
 from vault_pipeline.storage import write_table
 
-from .metadata import counts_table, table_attrs
+from .metadata import counts_table, table_attrs, table_path
 from .resources import VaultResource
 
 
@@ -27,6 +27,6 @@ def raw_files(context: dg.AssetExecutionContext, vault: VaultResource) -> dg.Mat
             "dagster/row_count": rows,
             "bytes": int(manifest.get_column("size_bytes").sum() or 0),
             "by_kind": counts_table(by_kind, "kind"),
-            "path": dg.MetadataValue.path(str(paths.table(RAW_FILES.name))),
+            "path": table_path(paths, RAW_FILES),
         }
     )

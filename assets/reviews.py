@@ -5,7 +5,7 @@ import dagster as dg
 from vault_pipeline.reviews import build_reviews
 from vault_pipeline.schemas import REVIEWS, SUBMISSIONS
 
-from .metadata import counts_table, table_spec
+from .metadata import counts_table, table_path, table_spec
 from .resources import VaultResource
 
 
@@ -22,8 +22,8 @@ def reviews(context: dg.AssetExecutionContext, vault: VaultResource):
         "dagster/row_count": report.submissions, "pages_parsed": report.files,
         "matched_arxiv": report.matched_arxiv,
         "by_decision": counts_table(report.by_decision, "decision"),
-        "path": dg.MetadataValue.path(str(paths.table(SUBMISSIONS.name)))})
+        "path": table_path(paths, SUBMISSIONS)})
     yield dg.MaterializeResult(asset_key="reviews", metadata={
         "dagster/row_count": report.reviews,
         "replies_not_kept": counts_table(report.ignored_replies, "invitation"),
-        "path": dg.MetadataValue.path(str(paths.table(REVIEWS.name)))})
+        "path": table_path(paths, REVIEWS)})

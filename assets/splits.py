@@ -16,7 +16,7 @@ from vault_pipeline.splits.settings import (
     SplitSettings,
 )
 
-from .metadata import check_result, counts_table, table_attrs
+from .metadata import check_result, counts_table, table_attrs, table_path
 from .resources import VaultResource
 
 
@@ -57,7 +57,7 @@ def splits(context: dg.AssetExecutionContext, config: SplitsConfig,
         "by_split": counts_table(report.counts, "split"),
         "excluded_by_reason": counts_table(report.excluded_by_reason, "reason"),
         "warnings": dg.MetadataValue.json(report.warnings),
-        "path": dg.MetadataValue.path(str(paths.table(SPLITS.name))),
+        "path": table_path(paths, SPLITS),
     })
 
 
