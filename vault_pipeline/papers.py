@@ -71,7 +71,6 @@ class PapersReport:
     failed_files: int = 0
     streamed_files: int = 0
     stream_passes: int = 0  # one per clean streamed file, two where one had rejects
-    by_source: dict[str, int] = field(default_factory=dict)
 
 
 def _file_reject(raw: RawFile, reason: str) -> pl.DataFrame:
@@ -191,6 +190,26 @@ def stream_snapshot(path: Path, raw_sha256: str, part: Path) -> Streamed:
     return Streamed(staged, rejects, lines, passes=2)
 
 
+def _stage_streamed(raw: RawFile, path: Path, staging: Staging, batches: BatchPart,
+                    report: PapersReport) -> list[pl.DataFrame] | None:
+    """Stage a plain snapshot with :func:`stream_snapshot`; its rejects, or None when a line
+    it cannot read sends the whole file to the batch reader (its part is dropped)."""
+    part = staging.new_part(raw.sha256[:16])
+    try:
+        streamed = stream_snapshot(path, raw.sha256, part)
+    except pl.exceptions.PolarsError:
+        staging.parts.remove(part)
+        part.unlink(missing_ok=True)
+        return None
+    report.streamed_files += 1
+    report.stream_passes += streamed.passes
+    report.candidates += streamed.rows
+    rejected = [streamed.rejects]
+    if streamed.suspects:
+        rejected += batches.stage(raw, iter([reread_lines(streamed.suspects)]), report)
+    return rejected
+
+
 def stage_candidates(zone: RawZone, raws: Iterable[RawFile], staging: Staging,
                      report: PapersReport, stream_snapshots: bool = True) -> pl.DataFrame:
     """Parse every file into ``staging``; return the rejects. (``stream_snapshots=False``
@@ -202,24 +221,12 @@ def stage_candidates(zone: RawZone, raws: Iterable[RawFile], staging: Staging,
             report.files += 1
             path = zone.absolute(raw)
             try:
-                if stream_snapshots and raw.kind == "arxiv_snapshot" and not is_gzip(path):
-                    part = staging.new_part(raw.sha256[:16])
-                    try:
-                        streamed = stream_snapshot(path, raw.sha256, part)
-                    except pl.exceptions.PolarsError:  # a bad line: read it line-exact
-                        staging.parts.remove(part)
-                        part.unlink(missing_ok=True)
-                    else:
-                        report.streamed_files += 1
-                        report.stream_passes += streamed.passes
-                        report.candidates += streamed.rows
-                        rejected.append(streamed.rejects)
-                        if streamed.suspects:
-                            rejected += batches.stage(
-                                raw, iter([reread_lines(streamed.suspects)]), report)
-                        continue
-                rejected += batches.stage(raw, parse_raw_file(path, raw.kind, raw.wrapper),
-                                          report)
+                streamable = (stream_snapshots and raw.kind == "arxiv_snapshot"
+                              and not is_gzip(path))
+                streamed = (_stage_streamed(raw, path, staging, batches, report)
+                            if streamable else None)
+                rejected += streamed if streamed is not None else batches.stage(
+                    raw, parse_raw_file(path, raw.kind, raw.wrapper), report)
             except (RawFormatError, OSError) as exc:
                 report.failed_files += 1
                 rejected.append(_file_reject(raw, str(exc)))
@@ -273,11 +280,7 @@ def build_papers(paths: VaultPaths, stream_snapshots: bool = True) -> PapersRepo
             else:
                 resolved = resolve_duplicates(parts, duplicated).cast(PAPERS.polars)  # type: ignore[arg-type]
                 resolved.sink_parquet(tmp, row_group_size=ROW_GROUP, **COMPRESSION)
-        papers = pl.scan_parquet(paths.table(PAPERS.name))
-        report.rows = papers.select(pl.len()).collect().item()
-        report.by_source = dict(
-            papers.group_by("source").len().collect().iter_rows()
-        )
+        report.rows = pq.read_metadata(paths.table(PAPERS.name)).num_rows
     finally:
         shutil.rmtree(staging.folder, ignore_errors=True)
     report.superseded = report.candidates - report.rows

@@ -98,8 +98,8 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
     papers = papers.select("arxiv_id", "published", "updated", "title", "abstract"
                            ).unique("arxiv_id")
     early = papers.filter(pl.col("published") < settings.cutoff)
-    revised = pl.col("updated") >= settings.cutoff
-    before = early.filter(~revised.fill_null(False))
+    revised = (pl.col("updated") >= settings.cutoff).fill_null(False)
+    before = early.filter(~revised)
     after = papers.filter(pl.col("published") >= settings.cutoff).sort("arxiv_id")
     report.post_cutoff = after.height
     if after.is_empty():
@@ -111,7 +111,7 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
     has_views = set(clean.views["arxiv_id"].to_list()) if clean is not None else set()
 
     rows: list[dict[str, Any]] = []
-    for paper in early.filter(revised.fill_null(False)).iter_rows(named=True):
+    for paper in early.filter(revised).iter_rows(named=True):
         rows.append({"arxiv_id": paper["arxiv_id"], "split": EXCLUDED,
                      "published": paper["published"],
                      "reason": f"published {paper['published']}, before the cutoff, but its "
