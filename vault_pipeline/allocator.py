@@ -12,14 +12,12 @@ user sets in the environment is kept: Polars appends it after its own defaults."
 from __future__ import annotations
 
 import os
-import sys
 
 JEMALLOC_ENV = "_RJEM_MALLOC_CONF"  # the prefixed jemalloc that Polars links reads this
 BATCH_SETTINGS = "dirty_decay_ms:30000,muzzy_decay_ms:30000"
 
 
-def configure() -> bool:
-    """Set the allocator settings unless set already; True when they can still take effect
-    (jemalloc reads them once, when Polars is loaded)."""
+def configure() -> None:
+    """Set the allocator settings unless set already. jemalloc reads them once, when Polars
+    is loaded, so this must run first: `vault_pipeline/__init__.py` calls it."""
     os.environ.setdefault(JEMALLOC_ENV, BATCH_SETTINGS)
-    return "polars" not in sys.modules

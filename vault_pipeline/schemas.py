@@ -4,6 +4,7 @@ means. Writers cast to these schemas, the README documents them, tests compare a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import polars as pl
 import pyarrow as pa
@@ -23,7 +24,7 @@ class TableSchema:
     doc: str
     columns: tuple[Column, ...]
 
-    @property
+    @cached_property
     def arrow(self) -> pa.Schema:
         return pa.schema(
             [pa.field(c.name, c.type, nullable=c.nullable, metadata={"doc": c.doc})
@@ -31,9 +32,14 @@ class TableSchema:
             metadata={"table": self.name, "doc": self.doc},
         )
 
+    @cached_property
+    def _polars(self) -> pl.Schema:
+        return pl.Schema(pl.from_arrow(self.empty()).schema)
+
     @property
     def polars(self) -> pl.Schema:
-        return pl.Schema(pl.from_arrow(self.empty()).schema)
+        """The Polars schema (a copy: `pl.Schema` is mutable; the conversion runs once)."""
+        return pl.Schema(self._polars)
 
     @property
     def names(self) -> list[str]:
