@@ -8,6 +8,7 @@ from .harvest_arxiv import arxiv_fulltext_harvest, arxiv_oai_harvest, arxiv_refe
 from .harvest_sources import openreview_harvest, s2_harvest
 from .ideas import ideas_assets, ideas_checks
 from .index import index_assets, index_checks
+from .integrity import integrity_assets, integrity_checks
 from .papers import papers, papers_checks
 from .raw_zone import raw_files
 from .resources import VaultResource
@@ -25,5 +26,7 @@ all_checks += [*splits_checks, *index_checks, *datasets_checks]
 
 all_assets += evalsets_assets
 all_checks += evalsets_checks
+all_assets += integrity_assets
+all_checks += integrity_checks
 
 __all__ = ["VaultResource", "all_assets", "all_checks"]

@@ -33,10 +33,12 @@ def training_examples(context: dg.AssetExecutionContext,
     })
 
 
-@dg.asset(group_name="datasets", deps=["training_examples", "splits", "index", "eval_cards"],
+@dg.asset(group_name="datasets", deps=["training_examples", "splits", "index", "eval_cards",
+                                       "integrity_report"],
           kinds={"parquet", "json"},
           description="The datasets as files: <role>/<split>.parquet and .jsonl, "
-                      "splits.parquet, manifest.json (sha256 of every file) and a data card, "
+                      "splits.parquet, integrity.json, manifest.json (sha256 of every file) "
+                      "and a data card, "
                       "under $VAULT_HOME/exports/latest.")
 def dataset_export(context: dg.AssetExecutionContext,
                    vault: VaultResource) -> dg.MaterializeResult:

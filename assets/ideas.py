@@ -26,6 +26,7 @@ class IdeasRunConfig(dg.Config):
     concurrency: int | None = None
     timeout_s: float | None = None
     max_retries: int | None = None
+    llm_judge: bool | None = None
     max_tokens: int | None = None
     temperature: float | None = None
     batch_size: int | None = None
@@ -54,6 +55,8 @@ def masked_records(context: dg.AssetExecutionContext, config: IdeasRunConfig,
             "retried": report.retried,
             "leak_rate": dg.MetadataValue.float(round(report.leak_rate, 4)),
             "leaks_masked": report.masked_findings,
+            "judge_calls": report.judge_calls, "judge_errors": report.judge_errors,
+            "judge_flagged": report.judge_flagged,
             "tokens_in": report.tokens_in, "tokens_out": report.tokens_out,
             "papers_per_second": dg.MetadataValue.float(round(report.papers_per_second, 2)),
             "seconds": dg.MetadataValue.float(round(report.seconds, 2)),
@@ -81,6 +84,8 @@ def views(context: dg.AssetExecutionContext, vault: VaultResource) -> dg.Materia
         "dagster/row_count": report.views,
         "records": report.records,
         "leaks_masked": report.masked_findings,
+        "method_sentences_removed": report.method_removed,
+        "empty_views": report.empty_views,
         "mean_chars_by_view": counts_table(report.by_view_chars, "view"),
         "path": table_path(paths, VIEWS),
     })
@@ -113,13 +118,25 @@ def views_no_leaks(vault: VaultResource) -> dg.AssetCheckResult:
     return check_result(quality.view_leak_findings(vault.paths().table(VIEWS.name)))
 
 
-@dg.asset_check(asset="views", description="Every record has its five non-empty views.")
+@dg.asset_check(asset="views", description="Every record has its five views with "
+                "substantive content (warning: a view the record had nothing for is absent, "
+                "and its paper is never a target); the placeholder rate.")
 def views_complete(vault: VaultResource) -> dg.AssetCheckResult:
     paths = vault.paths()
     return check_result(quality.views_complete(paths.table(MASKED_RECORDS.name),
-                                          paths.table(VIEWS.name)))
+                                               paths.table(VIEWS.name)),
+                        dg.AssetCheckSeverity.WARN)
+
+
+@dg.asset_check(asset="views", blocking=True,
+                description="No problem view (problem_setting, challenge) states the solution "
+                            "or names the paper's method; the method-leak rate.")
+def problem_views_method_free(vault: VaultResource) -> dg.AssetCheckResult:
+    paths = vault.paths()
+    return check_result(quality.problem_views_method_free(paths.table(MASKED_RECORDS.name),
+                                                          paths.table(VIEWS.name)))
 
 
 ideas_assets = [masked_records, views]
 ideas_checks = [masked_records_no_leaks, masked_records_valid, llm_failures_rate,
-                views_no_leaks, views_complete]
+                views_no_leaks, views_complete, problem_views_method_free]

@@ -53,8 +53,7 @@ class ScriptedServer:
                 key = server.key_of(body)
                 with server.lock:
                     server.requests[key].append(body)
-                    script = server.scripts.get(key) or [Reply.answer("valid.json")]
-                    reply = script.pop(0) if len(script) > 1 else script[0]
+                    reply = server.reply_for(key, body)
                 time.sleep(reply.delay_s)
                 payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
                 data = (payload or "").encode()
@@ -68,6 +67,11 @@ class ScriptedServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def reply_for(self, key: str, body: dict) -> Reply:
+        """The next scripted reply for ``key`` (the last one repeats)."""
+        script = self.scripts.get(key) or [Reply.answer("valid.json")]
+        return script.pop(0) if len(script) > 1 else script[0]
 
     def key_of(self, body: dict) -> str:
         user = body["messages"][1]["content"]

@@ -11,17 +11,17 @@ import pytest
 
 from tests.ideas_server import Reply, ScriptedServer, completion
 from vault_pipeline.evalsets.extraction import (
+    IDEA_POLICY,
     NO_ARXIV_NOTE,
     extract_ideas,
     from_masked_record,
-    idea_leaks,
 )
 from vault_pipeline.evalsets.idea_record import IdeaRecord
 from vault_pipeline.ideas.backends.openai_compat import OpenAICompatBackend
 from vault_pipeline.ideas.extractive import decompose
 from vault_pipeline.ideas.inputs import PaperInput
 from vault_pipeline.ideas.settings import IdeasSettings
-from vault_pipeline.ideas.validate import WITHHELD
+from vault_pipeline.integrity.gate import Gate
 from vault_pipeline.paths import VaultPaths
 
 VENUE = "ICLR.cc/2025/Conference"
@@ -70,10 +70,11 @@ def test_extractive_default_reads_six_parts_without_results(vault_paths: VaultPa
     row = ideas.filter(pl.col("forum_id") == "f1").row(0, named=True)
     assert "6.3" not in json.dumps(row, default=str) and "improves" not in row["tldr"]
     assert "sliding-window attention" in (row["experimental_setting"] or "")
-    assert row["expected_results"] and "should" in row["expected_results"]
+    # the extractive backend invents no prediction the submission does not make
+    assert row["expected_results"] is None
     assert row["input_source"] == "abstract_only" and row["input_note"] == NO_ARXIV_NOTE
-    assert row["prompt_version"] == "none" and row["schema_version"] == "idea-record/1"
-    assert idea_leaks({k: row[k] for k in VALID}) == []
+    assert row["prompt_version"] == "none" and row["schema_version"] == "idea-record/2"
+    assert Gate(IDEA_POLICY).findings({k: row[k] for k in VALID}) == []
     again = extract_ideas(vault_paths, forums("f1", "f2", "f3"), None, IdeasSettings(),
                           "idea_extract.v1", log=lambda *_: None)
     assert (again.reused, again.processed, again.records) == (2, 1, 3)
@@ -154,4 +155,4 @@ def test_full_text_of_the_arxiv_match_is_read(vault_paths: VaultPaths, tmp_path:
     assert "routes queries to memory blocks by a learned score" in prompt
     row = pl.read_parquet(vault_paths.table("eval_ideas")).row(0, named=True)
     assert row["input_source"] == "pdf" and row["input_note"] is None
-    assert WITHHELD not in json.dumps(row, default=str)
+    assert "Withheld" not in json.dumps(row, default=str)

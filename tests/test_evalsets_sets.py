@@ -225,10 +225,13 @@ def test_venue_with_no_decisions_yet(tmp_path: Path) -> None:
     assert any("no decisions yet" in n for n in card(paths, "review_population")[0]["notes"])
 
 
+ABSTRACT = "Constructed tasks defeat current methods. We propose a constructed method."
+
+
 def _note(forum: str, number: int, replies: list[dict], label: str = "Reject",
           title: str | None = None) -> dict:
     return submission_note(ICLR25, forum, number, title=title or f"Constructed {forum}",
-                           abstract="We propose a constructed method for a constructed task.",
+                           abstract=ABSTRACT,
                            authors=["Ada Example"], keywords=["k"], primary_area="optimization",
                            tldr=None, label=label, replies=replies,
                            when_ms=1_727_300_000_000 + number)
@@ -315,7 +318,7 @@ def test_representations_and_citations(tmp_path: Path) -> None:
     plain = rows["paper00003"]
     assert plain["full_text_source"] == "abstract_only"
     assert plain["full_text"] == plain["title_abstract"] == \
-        "Constructed paper00003\n\nWe propose a constructed method for a constructed task."
+        f"Constructed paper00003\n\n{ABSTRACT}"
     assert "no arXiv match" in plain["full_text_note"]
     cited = rows["paper00001"]
     assert (cited["citation_count"], cited["citation_match"]) == (17, "title")

@@ -18,8 +18,8 @@ from vault_pipeline.ideas.build import build_masked_records, build_views
 from vault_pipeline.ideas.leaks import find_leaks
 from vault_pipeline.ideas.record import RECORD_FIELDS, MaskedRecord
 from vault_pipeline.ideas.settings import IdeasSettings
-from vault_pipeline.ideas.validate import iter_texts
 from vault_pipeline.ideas.views import VIEW_NAMES, derive_views
+from vault_pipeline.integrity.gate import iter_texts
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.schemas import DOCUMENTS, PAPERS
 from vault_pipeline.storage import write_table
@@ -95,14 +95,16 @@ def _records(paths: VaultPaths) -> pl.DataFrame:
     return pl.read_parquet(paths.table("masked_records")).sort("arxiv_id")
 
 
-def test_every_paper_gets_a_valid_record_and_five_clean_views(vault: VaultPaths) -> None:
+def test_every_paper_gets_a_valid_record_and_clean_views(vault: VaultPaths) -> None:
     report = build_masked_records(vault, IdeasSettings(), log=lambda _: None)
     views = build_views(vault)
     records = _records(vault)
-    assert report.records == 4 and report.quarantined == 0 and views.views == 20
+    assert report.records == 4 and report.quarantined == 0
+    # abstract-only papers say too little for some views: those are absent, not filler
+    assert views.views + views.empty_views == 20 and views.empty_views > 0
     for row in records.iter_rows(named=True):
         record = MaskedRecord.model_validate({k: row[k] for k in RECORD_FIELDS})
-        assert row["backend"] == "extractive" and row["model"] == "extractive/1"
+        assert row["backend"] == "extractive" and row["model"] == "extractive/2"
         assert row["prompt_version"] == "none" and len(row["input_hash"]) == 64
         for path, text in iter_texts(record.model_dump()):
             if not path.startswith("references"):
@@ -110,11 +112,15 @@ def test_every_paper_gets_a_valid_record_and_five_clean_views(vault: VaultPaths)
     frame = pl.read_parquet(vault.table("views"))
     assert sorted(set(frame.get_column("view"))) == sorted(VIEW_NAMES)
     assert all(not find_leaks(t) for t in frame.get_column("text"))
+    assert not any("Not stated" in t for t in frame.get_column("text"))
     for check in (quality.record_leak_findings(vault.table("masked_records")),
                   quality.view_leak_findings(vault.table("views")),
                   quality.records_valid(vault.table("masked_records")),
-                  quality.views_complete(vault.table("masked_records"), vault.table("views"))):
+                  quality.problem_views_method_free(vault.table("masked_records"),
+                                                    vault.table("views"))):
         assert check.passed, check.description
+    complete = quality.views_complete(vault.table("masked_records"), vault.table("views"))
+    assert not complete.passed and complete.metadata["missing"] == views.empty_views
 
 
 def test_full_text_is_used_and_results_masked(vault: VaultPaths) -> None:
@@ -201,7 +207,7 @@ def test_openai_backend_switch_and_quarantine(vault: VaultPaths) -> None:
     assert row["raw_answer"].startswith("{")
     records = _records(vault)
     assert set(records.get_column("backend")) == {"openai"}
-    assert set(records.get_column("prompt_version")) == {"decompose.v1"}
+    assert set(records.get_column("prompt_version")) == {"decompose.v2"}
 
 
 def test_views_are_deterministic_and_shared() -> None:
@@ -222,7 +228,9 @@ def test_dagster_assets_and_checks(vault: VaultPaths) -> None:
                             selection=dg.AssetSelection.groups("ideas"))
     assert result.success
     evaluations = result.get_asset_check_evaluations()
-    assert len(evaluations) == 5 and all(e.passed for e in evaluations)
+    assert len(evaluations) == 6
+    failed = {e.check_name for e in evaluations if not e.passed}
+    assert failed <= {"views_complete"}  # a warning: abstract-only papers lack some views
     metadata = result.asset_materializations_for_node("masked_records")[0].metadata
     assert metadata["dagster/row_count"].value == 4
     assert metadata["backend"].value == "extractive"

@@ -20,7 +20,6 @@ from vault_pipeline.ideas.decompose import run_batch
 from vault_pipeline.ideas.inputs import PaperInput
 from vault_pipeline.ideas.prompting import load_prompt
 from vault_pipeline.ideas.record import record_json_schema
-from vault_pipeline.ideas.validate import WITHHELD
 
 PROMPT = load_prompt()
 
@@ -139,7 +138,7 @@ def test_leaky_then_clean_answer_is_accepted_unmasked() -> None:
         server.scripts["1001.0009"] = [Reply.answer("leaky.json"), Reply.answer("valid.json")]
         outcome = run_batch(backend(server), [request("1001.0009")], PROMPT, max_retries=2)
     [accepted] = outcome.accepted
-    assert accepted.leaky and not accepted.removed and WITHHELD not in json.dumps(
+    assert accepted.leaky and not accepted.removed and "Withheld" not in json.dumps(
         accepted.record.model_dump())
 
 

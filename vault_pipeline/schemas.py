@@ -381,12 +381,12 @@ def _ideas_columns() -> tuple[Column, ...]:
 
 
 _finding = pa.struct([pa.field("field", _str), pa.field("kind", _str),
-                      pa.field("match", _str)])
+                      pa.field("match", _str), pa.field("layer", _str)])
 _PROVENANCE = (
     Column("backend", _str, "Backend that produced it: `extractive`, `openai`, `vllm` or "
            "`batch_file`.", False),
     Column("model", _str, "Model name (for `extractive`, its rule version).", False),
-    Column("prompt_version", _str, "Prompt file version (`decompose.v1`); `none` for the "
+    Column("prompt_version", _str, "Prompt file version (`decompose.v2`); `none` for the "
            "extractive backend, which uses no prompt.", False),
     Column("input_hash", _str, "sha256 of the paper input, backend, model, prompt, schema "
            "and generation settings: the same hash is never processed twice.", False),
@@ -407,9 +407,9 @@ MASKED_RECORDS = TableSchema(
         Column("attempts", pa.int32(), "Answers asked for (1 + retries).", False),
         Column("leaky_answer", pa.bool_(), "Whether an answer for this paper stated a "
                "measured result (then retried or masked).", False),
-        Column("masked_findings", pa.list_(_finding), "What the leak checker removed from "
-               "the accepted answer (field, kind, matched text); empty when nothing was.",
-               False),
+        Column("masked_findings", pa.list_(_finding), "What the integrity gate removed from "
+               "the accepted answer (field, kind, matched text, layer: `rules`, `source`, "
+               "`judge`, `method`); empty when nothing was.", False),
         Column("tokens_in", pa.int64(), "Prompt tokens over all attempts (null: no model)."),
         Column("tokens_out", pa.int64(), "Completion tokens over all attempts."),
         Column("created_at", _ts, "When the record was produced.", False),
@@ -418,8 +418,9 @@ MASKED_RECORDS = TableSchema(
 
 VIEWS = TableSchema(
     "views",
-    "The five views of every masked record (`problem_setting`, `challenge`, `research_gap`, "
-    "`intuition`, `proposal`), derived by `vault_pipeline.ideas.views.derive_views`.",
+    "The views of every masked record (`problem_setting`, `challenge`, `research_gap`, "
+    "`intuition`, `proposal`), derived by `vault_pipeline.ideas.views.derive_views`; a view "
+    "the record has nothing substantive for has no row.",
     (
         Column("arxiv_id", _str, "Version-less arXiv id.", False),
         Column("view", _str, "View name.", False),
@@ -427,8 +428,9 @@ VIEWS = TableSchema(
         *_PROVENANCE,
         Column("views_version", _str, "Version of the view derivation.", False),
         Column("n_chars", pa.int32(), "Length of `text`.", False),
-        Column("masked_findings", pa.list_(_finding), "Leaks removed from this view's text; "
-               "empty when none.", False),
+        Column("masked_findings", pa.list_(_finding), "What was removed from this view's "
+               "text, with the layer that flagged it (`method`: the problem views' solution "
+               "statements and method names); empty when none.", False),
     ),
 )
 
@@ -707,6 +709,9 @@ ALL_TABLES: dict[str, TableSchema] = {
 }
 
 
-if __name__ == "__main__":  # `python -m vault_pipeline.schemas`: the README's table section
+if __name__ == "__main__":  # `python -m vault_pipeline.schemas > docs/tables.md`
+    print("# Tables\n\nOne Parquet file per table under `$VAULT_HOME/tables/` (the index: a "
+          "LanceDB table under `$VAULT_HOME/index/`). Generated from "
+          "`vault_pipeline/schemas.py`, the one definition of every table.\n")
     for _table in ALL_TABLES.values():
-        print(f"### `{_table.name}`\n\n{_table.doc}\n\n{_table.markdown()}\n")
+        print(f"## `{_table.name}`\n\n{_table.doc}\n\n{_table.markdown()}\n")

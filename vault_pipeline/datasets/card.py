@@ -8,6 +8,7 @@ from typing import Any
 
 import polars as pl
 
+from ..integrity.report import card_lines
 from ..splits.assign import TARGET_SPLITS
 from .training import ROLES
 
@@ -41,7 +42,8 @@ def _table(header: tuple[str, ...], rows: list[tuple]) -> str:
     return "\n".join(out)
 
 
-def data_card(manifest: dict[str, Any], examples: pl.DataFrame) -> str:
+def data_card(manifest: dict[str, Any], examples: pl.DataFrame,
+              integrity: dict[str, Any] | None = None) -> str:
     rows = {t["name"]: t["rows"] for t in manifest["tables"]}
     counts = [(role, view, *(rows.get(f"{role}/{s}", 0) for s in TARGET_SPLITS))
               for role, view in ROLES.items()]
@@ -70,8 +72,9 @@ Each row pairs a post-cutoff target paper with one producer role: the role's **i
 (`problem_setting`, `challenge`: the target's problem and what fails) and its **reference
 artifact** (`reference`: the target's own research gap, intuition or proposal), with the
 arXiv ids the target cites (`reference_citations`, and `citations_in_vault`, the ones a
-retrieval-grounded answer could find). Texts are results-masked: no measured result of the
-paper is in them. One partition (train / validation / test) is shared by every role, so a
+retrieval-grounded answer could find). Texts are results-masked by the integrity gate (see
+"Results masking" below for what it removed and how well it is measured to work). One
+partition (train / validation / test) is shared by every role, so a
 paper is never a training target for one role and a test target for another.
 
 | role | reference view | {" | ".join(TARGET_SPLITS)} |
@@ -105,6 +108,12 @@ train = pl.read_parquet("gap_finder/train.parquet")      # or pl.read_ndjson("..
 {provenance}
 
 - Retrieval index used with these targets: {index.get("embedder", "not built")}.
+
+## Results masking
+
+Read from `integrity.json` (the integrity report of the vault at export time):
+
+{card_lines(integrity)}
 
 ## Licenses
 

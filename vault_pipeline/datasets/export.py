@@ -10,6 +10,7 @@ and renamed into place, so OUT_DIR is either the previous export or the new one,
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -20,13 +21,21 @@ import polars as pl
 from ..errors import VaultError
 from ..evalsets.export import add_evaluation_sets
 from ..index.lance_index import index_metadata_of
+from ..integrity.report import build_report
 from ..paths import VaultPaths
 from ..schemas import SPLITS, TRAINING_EXAMPLES, TableSchema
 from ..splits.assign import TARGET_SPLITS
 from ..splits.inputs import read_required
 from ..storage import write_table
 from .card import data_card
-from .manifest import MANIFEST, FileEntry, build_manifest, verify_export, write_manifest
+from .manifest import (
+    INTEGRITY_FILE,
+    MANIFEST,
+    FileEntry,
+    build_manifest,
+    verify_export,
+    write_manifest,
+)
 from .training import ROLES
 
 
@@ -86,8 +95,14 @@ def export_datasets(paths: VaultPaths, out_dir: Path, overwrite: bool = False,
             index_info = index_metadata_of(paths)
         manifest = build_manifest(files, examples, splits, index_info)
         add_evaluation_sets(paths, staging, manifest)
+        integrity = build_report(paths)
+        report_file = staging / INTEGRITY_FILE
+        report_file.write_text(json.dumps(integrity, indent=2, sort_keys=True) + "\n",
+                               encoding="utf-8")
+        manifest["files"].append(FileEntry.of(staging, report_file, "integrity_report",
+                                              None).as_dict())
         card = staging / "README.md"
-        card.write_text(data_card(manifest, examples), encoding="utf-8")
+        card.write_text(data_card(manifest, examples, integrity), encoding="utf-8")
         manifest["files"].append(FileEntry.of(staging, card, "data_card", None).as_dict())
         write_manifest(staging, manifest)
         problems = verify_export(staging)

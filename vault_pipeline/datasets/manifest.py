@@ -21,6 +21,7 @@ from ..storage import atomic_write_bytes
 from .training import ROLES
 
 MANIFEST = "manifest.json"
+INTEGRITY_FILE = "integrity.json"  # the integrity report the card quotes
 FORMAT = "research-idea-vault/export/1"
 PROJECT = "research-idea-vault"
 
@@ -41,7 +42,8 @@ class FileEntry:
 
     @classmethod
     def of(cls, root: Path, file: Path, table: str, rows: int | None) -> FileEntry:
-        kind = {".parquet": "parquet", ".jsonl": "jsonl", ".md": "markdown"}[file.suffix]
+        kind = {".parquet": "parquet", ".jsonl": "jsonl", ".md": "markdown",
+                ".json": "json"}[file.suffix]
         return cls(file.relative_to(root).as_posix(), table, kind, rows, file.stat().st_size,
                    sha256_file(file))
 

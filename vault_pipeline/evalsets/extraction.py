@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,24 +28,19 @@ from datetime import UTC, datetime
 from typing import Any
 
 import polars as pl
-from pydantic import ValidationError
 
 from ..ideas.backends import Backend, make_backend
 from ..ideas.backends.base import Answer, Request
 from ..ideas.decompose import Accepted, BatchOutcome, Rejected, findings_rows, run_batch
-from ..ideas.extractive import NOT_STATED
 from ..ideas.incremental import BatchRows, StageTables, run_incremental
-from ..ideas.injection import looks_like_instruction
 from ..ideas.inputs import ABSTRACT_ONLY, PaperInput, input_hash, load_inputs
-from ..ideas.leaks import RULESET_VERSION, Finding, find_leaks, mask_text, sentences
 from ..ideas.prompting import load_prompt
 from ..ideas.settings import IdeasSettings
-from ..ideas.validate import WITHHELD, Verdict, judge
+from ..integrity.gate import NEVER, FieldPolicy, Gate, gate_key, paper_gate
+from ..integrity.llm_judge import LLMJudge
 from ..paths import VaultPaths
 from ..schemas import EVAL_IDEA_FAILURES, EVAL_IDEAS
 from .idea_record import (
-    IDEA_FIELDS,
-    NULLABLE_FIELDS,
     PLANNING_FIELDS,
     SCHEMA_VERSION,
     IdeaRecord,
@@ -87,21 +83,20 @@ def submission_inputs(forums: pl.DataFrame, documents: pl.DataFrame | None
 
 def from_masked_record(record: dict[str, Any]) -> dict[str, Any]:
     """The six parts read from a results-masked record of the vault."""
-    def stated(text: str | None) -> str | None:
-        return None if not text or text == NOT_STATED else text
-
     problem = record["core_problem"]
     evaluation = record["proposed_evaluation"]
-    plan = [stated(evaluation["setting"])]
+    plan = [evaluation["setting"]]
     for name in ("benchmarks", "baselines", "metrics"):
         if evaluation[name]:
             plan.append(f"{name.capitalize()}: {', '.join(evaluation[name])}.")
     predictions = " ".join(p["prediction"] for p in record["falsifiable_predictions"])
     return {
         "tldr": record["thesis"],
-        "motivation": problem["why_it_matters"],
-        "research_question": problem["statement"],
-        "method": stated(record["method"]["flow"]),
+        "motivation": problem["why_it_matters"] or next(
+            (w["open_gap"] for w in record["related_work"] if w["open_gap"]),
+            problem["statement"]),
+        "research_question": problem["statement"] or problem["why_it_matters"],
+        "method": record["method"]["flow"],
         "experimental_setting": " ".join(p for p in plan if p) or None,
         "expected_results": predictions or None,
     }
@@ -133,54 +128,14 @@ class SixPartExtractive(Backend):
         self.inner.close()
 
 
-def idea_leaks(data: dict[str, Any]) -> list[tuple[str, Finding]]:
-    """Measured results and instruction-like sentences in the six parts."""
-    found = []
-    for name in IDEA_FIELDS:
-        text = data.get(name)
-        if not isinstance(text, str):
-            continue
-        found += [(name, f) for f in find_leaks(text, name in PLANNING_FIELDS)]
-        found += [(name, Finding("instruction", s[:120], s)) for s in sentences(text)
-                  if looks_like_instruction(s)]
-    return found
+# How the six parts are read by the integrity gate: `expected_results` in planning voice.
+IDEA_POLICY = FieldPolicy(NEVER, re.compile(
+    "^(?:" + "|".join(sorted(PLANNING_FIELDS)) + r")$"), NEVER)
 
 
-def judge_idea(answer: Answer) -> Verdict:
-    """Accept an answer as an idea record, or say exactly why not (the vault's rules)."""
-    return judge(answer, IdeaRecord, idea_leaks)
-
-
-def mask_idea(data: dict[str, Any]) -> tuple[IdeaRecord | None, list[tuple[str, Finding]],
-                                             str | None]:
-    """Drop every sentence with a result or an instruction; a required part left empty says
-    it was withheld, an optional one becomes null. Returns the record (None if masking left
-    no valid one), what was removed, and the reason when it failed."""
-    removed: list[tuple[str, Finding]] = []
-    masked: dict[str, Any] = {}
-    for name in IDEA_FIELDS:
-        text = data.get(name)
-        if not isinstance(text, str):
-            masked[name] = text
-            continue
-        result = mask_text(text, name in PLANNING_FIELDS)
-        removed += [(name, f) for f in result.findings]
-        kept = []
-        for sentence in sentences(result.text):
-            if looks_like_instruction(sentence):
-                removed.append((name, Finding("instruction", sentence[:120], sentence)))
-            else:
-                kept.append(sentence)
-        joined = " ".join(kept)
-        masked[name] = joined or (None if name in NULLABLE_FIELDS else WITHHELD)
-    failed = "masking its leaks left no valid record"
-    try:
-        record = IdeaRecord.model_validate(masked)
-    except ValidationError:
-        return None, removed, failed
-    if idea_leaks(record.model_dump()):
-        return None, removed, failed
-    return record, removed, None
+def idea_gate(paper: PaperInput, offline_judge: bool = False) -> Gate:
+    """The integrity gate of one submission's six-part idea."""
+    return paper_gate(paper, IDEA_POLICY, offline_judge)
 
 
 def _rows(outcome: BatchOutcome, backend: Backend, prompt_version: str,
@@ -222,8 +177,11 @@ def extract_ideas(paths: VaultPaths, forums: pl.DataFrame, documents: pl.DataFra
     report = ExtractionReport(backend.name, backend.model, prompt_version)
     venues = dict(forums.select("forum_id", "venue_id").iter_rows())
 
+    second = LLMJudge(backend) if backend.uses_prompt and ideas.llm_judge else None
+
     def extract(batch: list[Request]) -> BatchRows:
-        outcome = run_batch(backend, batch, prompt, ideas.max_retries, judge_idea, mask_idea)
+        outcome = run_batch(backend, batch, prompt, ideas.max_retries,
+                            lambda r: idea_gate(r.paper, second is None), IdeaRecord, second)
         report.leaky_answers += sum(o.leaky for o in [*outcome.accepted, *outcome.rejected])
         report.masked_findings += sum(len(o.removed) for o in outcome.accepted)
         return _rows(outcome, backend, prompt_version, venues)
@@ -231,7 +189,7 @@ def extract_ideas(paths: VaultPaths, forums: pl.DataFrame, documents: pl.DataFra
     try:
         inputs = submission_inputs(forums, documents)
         schema = IdeaRecord.model_json_schema()
-        key_settings = f"{ideas.generation_key()}|{RULESET_VERSION}"
+        key_settings = f"{ideas.generation_key()}|{gate_key(ideas.llm_judge)}"
         requests = [Request(
             input_hash(p, backend=backend.name, model=backend.model,
                        prompt_version=prompt_version, schema_version=SCHEMA_VERSION,

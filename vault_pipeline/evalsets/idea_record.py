@@ -11,12 +11,13 @@ experimental setting and expected results may be null where the submission does 
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..ideas.arrow import arrow_type
 from ..ideas.record import Text
+from ..integrity.placeholders import nullify
 
-SCHEMA_VERSION = "idea-record/1"
+SCHEMA_VERSION = "idea-record/2"
 PLANNING_FIELDS = frozenset({"expected_results"})  # hypothetical by construction
 
 
@@ -37,6 +38,11 @@ class IdeaRecord(BaseModel):
     expected_results: str | None = Field(
         description="What should be observed if the idea works, as a prediction; never a "
                     "measured result; null if not stated.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _placeholders_are_absence(cls, data: object) -> object:
+        return nullify(data) if isinstance(data, dict) else data
 
 
 IDEA_FIELDS: tuple[str, ...] = tuple(IdeaRecord.model_fields)

@@ -9,19 +9,22 @@ import polars as pl
 
 from ..checks import Outcome
 from ..ideas.quality import leak_outcome, read_if_exists
-from .extraction import idea_leaks
+from ..integrity.gate import Gate
+from .extraction import IDEA_POLICY
 from .idea_record import IDEA_FIELDS
 from .labels import RANK
 from .settings import PAIR_TYPES
 
 
 def ideas_without_results(ideas: Path) -> Outcome:
-    """No part of any idea states a measured result (the leak checker run again)."""
+    """No part of any idea states a measured result (the gate run again: rules, offline
+    judge, instructions)."""
     frame = read_if_exists(ideas)
     if frame is None:
         return Outcome(True, "no eval_ideas table yet", {"leaks": 0})
+    gate = Gate(IDEA_POLICY)
     hits = [(row["forum_id"], name, f) for row in frame.iter_rows(named=True)
-            for name, f in idea_leaks({k: row[k] for k in IDEA_FIELDS})]
+            for name, f in gate.findings({k: row[k] for k in IDEA_FIELDS})]
     return leak_outcome(hits, frame.height, "ideas")
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import polars as pl
 
+from ..integrity.gate import PLAIN_TEXT, Gate, gate_key, mask_plain, paper_gate
+from ..integrity.llm_judge import LLMJudge
 from ..paths import VaultPaths
 from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
 from ..storage import read_table, write_table
@@ -24,11 +26,10 @@ from .backends.base import Request
 from .decompose import BatchOutcome, findings_rows, now, run_batch
 from .incremental import BatchRows, StageTables, rows_frame, run_incremental
 from .inputs import PaperInput, input_hash, load_inputs
-from .leaks import RULESET_VERSION, mask_text
 from .prompting import Prompt, load_prompt
 from .record import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
 from .settings import IdeasSettings
-from .views import VIEWS_VERSION, derive_views
+from .views import VIEWS_VERSION, build_all
 
 
 @dataclass
@@ -45,6 +46,9 @@ class IdeasReport:
     retried: int = 0  # papers that needed more than one answer this run
     leaky_answers: int = 0  # papers of this run with at least one leaky answer
     masked_findings: int = 0  # leaks masked out of accepted answers this run
+    judge_calls: int = 0  # LLM judge requests (LLM backends)
+    judge_errors: int = 0  # LLM judge answers that could not be read
+    judge_flagged: int = 0  # sentences the LLM judge labelled observed outcomes
     tokens_in: int = 0
     tokens_out: int = 0
     seconds: float = 0.0
@@ -73,7 +77,7 @@ def build_requests(inputs: Sequence[PaperInput], backend: Backend, prompt: Promp
                    settings: IdeasSettings) -> list[Request]:
     prompt_version = prompt.version if backend.uses_prompt else "none"
     schema = record_json_schema()
-    settings_key = f"{settings.generation_key()}|{RULESET_VERSION}"
+    settings_key = f"{settings.generation_key()}|{gate_key(settings.llm_judge)}"
     requests = []
     for paper in inputs:
         key = input_hash(paper, backend=backend.name, model=backend.model,
@@ -134,8 +138,12 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
     prompt_version = prompt.version if backend.uses_prompt else "none"
     report = IdeasReport(backend.name, backend.model, prompt_version)
 
+    second = LLMJudge(backend) if backend.uses_prompt and settings.llm_judge else None
+
     def decompose(batch: list[Request]) -> BatchRows:
-        outcome = run_batch(backend, batch, prompt, settings.max_retries)
+        outcome = run_batch(backend, batch, prompt, settings.max_retries,
+                            lambda r: paper_gate(r.paper, offline_judge=second is None),
+                            second_opinion=second)
         report.retried += sum(1 for a in outcome.accepted if a.attempts > 1) + sum(
             1 for r in outcome.rejected if r.attempts > 1)
         report.leaky_answers += sum(1 for a in outcome.accepted if a.leaky) + sum(
@@ -159,6 +167,9 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
     finally:
         if own_backend:
             backend.close()
+    if second is not None:
+        report.judge_calls, report.judge_errors = second.calls, second.errors
+        report.judge_flagged = second.flagged
     report.seconds = time.perf_counter() - started
     return report
 
@@ -168,38 +179,43 @@ class ViewsReport:
     records: int = 0
     views: int = 0
     masked_findings: int = 0
+    method_removed: int = 0  # problem-view sentences dropped for stating the method
+    empty_views: int = 0  # views a record had nothing substantive for (no row)
     by_view_chars: dict[str, int] = field(default_factory=dict)
 
 
-def views_rows(records: pl.DataFrame) -> list[dict[str, Any]]:
-    """Five rows per record; any leak a view still has is masked and recorded."""
+def views_rows(records: pl.DataFrame, gate: Gate | None = None) -> list[dict[str, Any]]:
+    """One row per substantive view of each record; what the method check and the gate
+    still removed from a view is recorded with it."""
+    gate = gate or Gate(PLAIN_TEXT)
     rows = []
     record_fields = [c for c in MASKED_RECORDS.names if c in records.columns]
     provenance = ["backend", "model", "prompt_version", "input_hash", "input_source",
                   "input_note"]
     for row in records.select(record_fields).iter_rows(named=True):
-        record = {k: row[k] for k in MASKED_RECORDS.names
-                  if k in RECORD_FIELDS}
-        for name, text in derive_views(record).items():
-            masked = mask_text(text)
-            rows.append({"arxiv_id": row["arxiv_id"], "view": name, "text": masked.text,
+        record = {k: row[k] for k in MASKED_RECORDS.names if k in RECORD_FIELDS}
+        for name, view in build_all(record).items():
+            text, removed = mask_plain(view.text, gate)
+            findings = [*view.removed, *removed]
+            rows.append({"arxiv_id": row["arxiv_id"], "view": name, "text": text,
                          **{k: row[k] for k in provenance}, "views_version": VIEWS_VERSION,
-                         "n_chars": len(masked.text),
-                         "masked_findings": [{"field": name, "kind": f.kind,
-                                              "match": f.match} for f in masked.findings]})
+                         "n_chars": len(text or ""),
+                         "masked_findings": [{"field": name, "kind": f.kind, "match": f.match,
+                                              "layer": f.layer} for f in findings]})
     return rows
 
 
 def build_views(paths: VaultPaths) -> ViewsReport:
     records = read_table(paths.table(MASKED_RECORDS.name), MASKED_RECORDS)
     rows = views_rows(records)
-    frame = rows_frame(rows, VIEWS)
-    report = ViewsReport(records=records.height)
+    kept = [r for r in rows if r["text"]]
+    frame = rows_frame(kept, VIEWS)
+    report = ViewsReport(records=records.height, empty_views=len(rows) - len(kept))
     report.views = write_table(paths.table(VIEWS.name), frame, VIEWS)
     report.masked_findings = sum(len(r["masked_findings"]) for r in rows)
-    if rows:
+    report.method_removed = sum(1 for r in rows for f in r["masked_findings"]
+                                if f["layer"] == "method")
+    if kept:
         report.by_view_chars = {name: int(chars) for name, chars in frame.group_by(
             "view").agg(pl.col("n_chars").mean()).iter_rows()}
     return report
-
-

@@ -1,7 +1,7 @@
-"""One batch of papers through a backend: ask, judge, re-ask with the reason (up to
-`max_retries`), mask a leaky answer that has no retries left, quarantine the rest. The
-judge and the masking default to the masked record; the evaluation sets pass their
-six-part idea record's."""
+"""One batch of papers through a backend: ask, judge through the integrity gate, re-ask with
+the reason (up to `max_retries`), mask a leaky answer that has no retries left, quarantine
+the rest. The record model defaults to the masked record; the evaluation sets pass their
+six-part idea record (and its field policy, through their gates)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..integrity.gate import Flagged, Gate, paper_gate
 from .backends.base import Answer, Backend, Request
 from .leaks import Finding
 from .prompting import Prompt
-from .validate import Verdict, judge, mask_record
+from .record import MaskedRecord
+from .validate import Verdict, describe_leaks, judge, mask_record
 
-# a record model, what masking removed, and why it failed (record None)
-Masking = Callable[[dict[str, Any]], tuple[BaseModel | None, list[tuple[str, Finding]],
-                                            str | None]]
+# The gate of one request (its paper's results context, the offline judge).
+GateFor = Callable[[Request], Gate]
+# A second opinion on a round's accepted records: flagged sentences by request id.
+SecondOpinion = Callable[[Sequence[tuple[Request, dict[str, Any], Gate]]], dict[str, Flagged]]
 
 
 @dataclass
@@ -49,13 +52,18 @@ class BatchOutcome:
 
 
 def run_batch(backend: Backend, requests: Sequence[Request], prompt: Prompt,
-              max_retries: int, judge_answer: Callable[[Answer], Verdict] = judge,
-              mask: Masking = mask_record) -> BatchOutcome:
-    """Every request ends accepted or rejected, none dropped."""
+              max_retries: int, gate_for: GateFor | None = None,
+              model: type[BaseModel] = MaskedRecord,
+              second_opinion: SecondOpinion | None = None) -> BatchOutcome:
+    """Every request ends accepted or rejected, none dropped. Each answer is judged by the
+    gate of its paper, then (with an LLM backend) by ``second_opinion``; a leaky answer is
+    asked again with the reason, then masked, then quarantined."""
     outcome = BatchOutcome()
     rounds = 1 if backend.deterministic else 1 + max(0, max_retries)
     pending = {r.custom_id: r for r in requests}
     original = {r.custom_id: r for r in requests}
+    gate_for = gate_for or (lambda r: paper_gate(r.paper))
+    gates = {key: gate_for(r) for key, r in original.items()}
     attempts = dict.fromkeys(pending, 0)
     reasons: dict[str, list[str]] = {k: [] for k in pending}
     leaky: set[str] = set()
@@ -65,14 +73,26 @@ def run_batch(backend: Backend, requests: Sequence[Request], prompt: Prompt,
         asked = list(pending.values())
         answers = {a.custom_id: a for a in backend.generate(asked)}
         last = round_ == rounds - 1
+        verdicts = {}
         for request in asked:
             key = request.custom_id
             answer = answers.get(key) or Answer(key, None, error="the backend returned no "
                                                 "answer for this request")
+            answers[key] = answer
             attempts[key] += 1
             outcome.tokens_in += answer.tokens_in or 0
             outcome.tokens_out += answer.tokens_out or 0
-            verdict = judge_answer(answer)
+            verdicts[key] = judge(answer, gates[key], model)
+        if second_opinion is not None:  # the judge reads every schema-valid answer
+            valid = {k: v.record.model_dump() if v.record is not None else v.data
+                     for k, v in verdicts.items() if v.ok or v.data is not None}
+            judged = second_opinion([(original[k], d, gates[k]) for k, d in valid.items()])
+            for key, hits in judged.items():
+                leaks = [*verdicts[key].leaks, *hits]
+                verdicts[key] = Verdict(None, describe_leaks(leaks), leaks, valid[key])
+        for request in asked:
+            key = request.custom_id
+            verdict, answer = verdicts[key], answers[key]
             if verdict.ok:
                 assert verdict.record is not None
                 outcome.accepted.append(Accepted(original[key], verdict.record,
@@ -84,7 +104,9 @@ def run_batch(backend: Backend, requests: Sequence[Request], prompt: Prompt,
                 leaky.add(key)
             if last:
                 if verdict.data is not None:
-                    record, removed, why = mask(verdict.data)
+                    judged = [(p, f) for p, f in verdict.leaks if f.layer == "judge"]
+                    record, removed, why = mask_record(verdict.data, gates[key], model,
+                                                       judged)
                     if record is not None:
                         outcome.accepted.append(Accepted(original[key], record, attempts[key],
                                                          removed, True))
@@ -107,4 +129,5 @@ def now() -> datetime:
 
 
 def findings_rows(removed: list[tuple[str, Finding]]) -> list[dict[str, Any]]:
-    return [{"field": path, "kind": f.kind, "match": f.match} for path, f in removed]
+    return [{"field": path, "kind": f.kind, "match": f.match, "layer": f.layer}
+            for path, f in removed]

@@ -1,12 +1,13 @@
 """The extractive decomposer: fills the results-masked record from a paper's own sentences,
 chosen by section and cue phrase, with no model and no weights.
 
-It is honest about what it is: every value is a sentence of the paper (or a heading, a named
-term, a reference entry), except the falsifiable predictions, which are templates filled with
-the extracted name, benchmarks and baselines, and the explicit "Not stated in the available
-text." where the paper has nothing to copy. A sentence is only copied when the leak checker
-finds no result in it and no bare number is left in it (names, years, settings excepted),
-and when it does not address a model (prompt injection)."""
+It invents nothing: every value is a sentence of the paper (or a heading, a named term, a
+reference entry); where the paper has nothing to copy the field is null or the list empty
+(no filler limitations, no template predictions: an extractive reader cannot know what the
+authors would predict). A sentence is only copied when the rules and the offline judge of
+the integrity gate find no result in it, no bare number is left in it (names, years,
+settings excepted), and it does not address a model (prompt injection). The problem fields
+never take a sentence that states the solution or names the method."""
 
 from __future__ import annotations
 
@@ -14,15 +15,16 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..integrity import classifier
+from ..integrity.method import method_leaks
 from . import cues
 from .injection import looks_like_instruction
-from .inputs import ABSTRACT_ONLY, PaperInput
+from .inputs import PaperInput
 from .leaks import COUNT_WORDS, NUM, PARAM_WORDS, check_sentence, residual_number, sentences
 from .record import THESIS_MAX_WORDS, MaskedRecord
 from .sections import of_kind, split_sections
 
-VERSION = "extractive/1"
-NOT_STATED = "Not stated in the available text."
+VERSION = "extractive/2"
 _MIN_CHARS, _MAX_CHARS = 20, 600
 _BARE_NUMBER = re.compile(r"(?<![\w.\-])[-+]?\d+(?:[.,]\d+)*\s*%?(?![\w\-])")
 _HYPER_PAIR = re.compile(
@@ -53,17 +55,28 @@ class _Doc:
         self.sentences: list[Sentence] = []
         self.masked = 0
         paragraph = 0
+        found: list[tuple[str, str, str, int]] = []
         for section in self.sections:
             for text in section.paragraphs:
-                for sentence in sentences(text):
-                    leaky = bool(check_sentence(sentence))
-                    self.masked += leaky
-                    safe = (not leaky and not residual_number(sentence)
-                            and not looks_like_instruction(sentence)
-                            and _MIN_CHARS <= len(sentence) <= _MAX_CHARS)
-                    self.sentences.append(Sentence(sentence, section.kind, section.heading,
-                                                   paragraph, safe, leaky))
+                found.extend((s, section.kind, section.heading, paragraph)
+                             for s in sentences(text))
                 paragraph += 1
+        self.judge = classifier.load()
+        judge = self.judge
+        judged = judge.flags([s for s, *_ in found]) if judge else [False] * len(found)
+        for (sentence, kind, heading, para), flagged in zip(found, judged, strict=True):
+            leaky = flagged or bool(check_sentence(sentence))
+            self.masked += leaky
+            safe = (not leaky and not residual_number(sentence)
+                    and not looks_like_instruction(sentence)
+                    and _MIN_CHARS <= len(sentence) <= _MAX_CHARS)
+            self.sentences.append(Sentence(sentence, kind, heading, para, safe, leaky))
+
+    def clean(self, text: str) -> bool:
+        """Whether a text made from the paper's sentences (cut, reworded) is still free of
+        results for the rules and the offline judge."""
+        flagged = self.judge.flags([text])[0] if self.judge else False
+        return not flagged and not check_sentence(text) and not residual_number(text)
 
     def pick(self, kinds: Iterable[str] | None, cue: re.Pattern[str] | None = None,
              limit: int = 1, exclude: Iterable[str] = (),
@@ -90,8 +103,14 @@ class _Doc:
         return out
 
 
-def _first(values: list[str], default: str = NOT_STATED) -> str:
-    return values[0] if values else default
+def _first(values: list[str]) -> str | None:
+    return values[0] if values else None
+
+
+def _problem_only(name: str | None) -> Callable[[Sentence], bool]:
+    """Sentences fit for a problem field: no solution statement, no name of the method."""
+    terms = [name] if name else []
+    return lambda s: not method_leaks(s.text, terms)
 
 
 def _words(text: str, limit: int) -> str:
@@ -103,7 +122,7 @@ def _clean_heading(heading: str) -> str:
     return re.sub(r"^\s*[0-9IVXA-H]+(?:\.[0-9]+)*\.?\s+", "", heading).strip() or heading
 
 
-def _thesis(doc: _Doc) -> str:
+def _thesis(doc: _Doc) -> str | None:
     candidates = (doc.pick(["abstract"], cues.CONTRIBUTION, limit=3)
                   + doc.pick(["abstract", "introduction"], limit=2))
     for sentence in candidates:
@@ -119,9 +138,14 @@ def _thesis(doc: _Doc) -> str:
                     break
             else:
                 text = _words(text, THESIS_MAX_WORDS - 2)
-        return text + ("" if text.endswith(("…", ".")) else ".")
-    title = _BARE_NUMBER.sub("", doc.paper.title).strip()
-    return f"The paper is about: {_words(title, THESIS_MAX_WORDS - 6)}"
+        text += "" if text.endswith(("…", ".")) else "."
+        if doc.clean(text):
+            return text
+    title = " ".join(doc.paper.title.split())  # the title states what the paper is about
+    if not _BARE_NUMBER.search(title) and len(title.split()) < THESIS_MAX_WORDS \
+            and doc.clean(title):
+        return title if title.endswith((".", "?", "!")) else title + "."
+    return None  # no clean sentence: the record cannot be made (quarantined, with why)
 
 
 def _novelty_name(doc: _Doc) -> str | None:
@@ -151,7 +175,7 @@ def _related_work(doc: _Doc) -> list[dict]:
         generic = cues.PRIOR.search(heading) or re.search(
             r"related|background|prior|literature", heading, re.IGNORECASE)
         what = safe[0].text
-        gap = next((s.text for s in safe[1:] if cues.GAP.search(s.text)), NOT_STATED)
+        gap = next((s.text for s in safe[1:] if cues.GAP.search(s.text)), None)
         citations = sorted({m.group(1) or m.group(2)
                             for s in group for m in cues.CITATION.finditer(s.text)})
         entries.append({
@@ -248,67 +272,17 @@ def _evaluation(doc: _Doc, method_name: str | None) -> dict:
         r"\b(?:datasets?|benchmarks?|corpus|corpora|on)\b", t)])
         if n not in baselines and n != method_name][:8]
     return {
-        "setting": " ".join(plan) if plan else NOT_STATED,
+        "setting": " ".join(plan) if plan else None,
         "benchmarks": benchmarks, "baselines": baselines[:8], "metrics": metrics[:8],
         "ablations": doc.pick(["experiments", "method"], cues.ABLATION, limit=3),
     }
 
 
-def _predictions(name: str, thesis: str, evaluation: dict, modules: list[dict],
-                 choices: list[dict]) -> list[dict]:
-    if not (evaluation["baselines"] or evaluation["benchmarks"]
-            or evaluation["setting"] != NOT_STATED):
-        return [{
-            "tests": "Whether the paper's central claim holds.",
-            "prediction": f"An independent check in the stated setting should agree with "
-                          f"the claim: {thesis}",
-            "refuted_if": "An independent check in the same setting contradicts the claim.",
-        }]
-    against = ", ".join(evaluation["baselines"][:3]) or "the methods it is compared with"
-    where = (f" on {', '.join(evaluation['benchmarks'][:3])}" if evaluation["benchmarks"]
-             else "")
-    measured = (f" in {', '.join(evaluation['metrics'][:3])}"
-                if evaluation["metrics"] else "")
-    out = [{
-        "tests": f"Whether the central idea ({name}) works as the authors intend.",
-        "prediction": f"Under the planned evaluation{where}, {name} should do better than "
-                      f"{against}{measured}.",
-        "refuted_if": f"{name} shows no advantage over {against}{where} under the same "
-                      f"evaluation protocol.",
-    }]
-    component = (modules[0]["name"] if modules
-                 else _words(choices[0]["choice"], 10) if choices else None)
-    if component:
-        out.append({
-            "tests": f"Whether the component '{component}' is needed.",
-            "prediction": f"Removing or replacing '{component}' should make {name} worse "
-                          f"on the planned evaluation.",
-            "refuted_if": f"{name} does as well without '{component}'.",
-        })
-    return out
-
-
-def _limitations(doc: _Doc, setting: str) -> list[str]:
+def _limitations(doc: _Doc) -> list[str]:
+    """Limitations the paper states: its limitations section, then limitation cues."""
     found = doc.pick(["limitations"], limit=5)
     found += doc.pick(["discussion", "experiments", "method", "problem", "introduction"],
                       cues.LIMITATION, limit=5 - len(found), exclude=found)
-    notes = []
-    if doc.paper.source == ABSTRACT_ONLY:
-        notes.append("Only the title and abstract were available, so limitations stated in "
-                      "the full text are not reflected here.")
-    notes.append("No further limitation is stated by the authors in the available text.")
-    if setting != NOT_STATED:
-        notes.append(f"The scope is the stated setting ({_words(setting, 20)}); other "
-                     "settings are not addressed in the available text.")
-    else:
-        notes.append("The problem setting is not stated in the available text, so the "
-                     "scope of the idea cannot be delimited from it.")
-    notes.append("The evaluation plan is not stated in the available text, so how the idea "
-                 "would be tested is left open.")
-    for note in notes:
-        if len(found) >= 3:
-            break
-        found.append(note)
     return found[:5]
 
 
@@ -368,26 +342,25 @@ def decompose(paper: PaperInput) -> tuple[dict, int]:
     sentences left out because they stated a result."""
     doc = _Doc(paper)
     own_name = _novelty_name(doc)
-    name = own_name or "the proposed approach"
     thesis = _thesis(doc)
-    statement = doc.pick(["introduction", "abstract", "problem"], cues.PROBLEM)
-    why = doc.pick(["introduction", "abstract"], cues.MATTERS, exclude=statement) or \
-        doc.pick(["introduction", "abstract", "related"], cues.GAP, exclude=statement)
+    problem = _problem_only(own_name)
+    # the paper's own problem sentences; without a cue, the opening sentences of the abstract
+    # (papers open with the problem) as long as they neither state nor name the solution
+    statement = (doc.pick(["introduction", "abstract", "problem"], cues.PROBLEM, where=problem)
+                 or doc.pick(["abstract"], where=problem))
+    why = (doc.pick(["introduction", "abstract"], cues.MATTERS, exclude=statement,
+                    where=problem)
+           or doc.pick(["introduction", "abstract", "related"], cues.GAP, exclude=statement,
+                       where=problem)
+           or doc.pick(["abstract"], exclude=statement, where=lambda s: problem(s) and not
+                       cues.CONTRIBUTION.search(s.text) and not cues.EVALUATION.search(s.text)))
     example = doc.pick(["introduction", "problem", "abstract", "method"], cues.EXAMPLE,
-                       exclude=statement + why)
+                       exclude=statement + why, where=problem)
     explanation = doc.pick(["abstract", "introduction", "method"], cues.CONTRIBUTION, limit=3)
     explanation += doc.pick(["abstract", "introduction", "method"], cues.NOVELTY,
                             limit=3 - len(explanation), exclude=explanation)
-    if len(explanation) < 2:
-        explanation += doc.pick(["abstract", "introduction"], limit=2 - len(explanation),
-                                exclude=explanation)
-    for fallback in (f"Stated in the title: {paper.title}",
-                     "No further explanation free of measured results is given in the "
-                     "available text."):
-        if len(explanation) < 2:
-            explanation.append(fallback)
-    setting = doc.pick(["problem"], limit=2) or doc.pick(["abstract", "introduction"], limit=2)
-    setting_text = " ".join(setting) if setting else NOT_STATED
+    setting = (doc.pick(["problem"], limit=2, where=problem)
+               or doc.pick(["abstract", "introduction"], limit=2, where=problem))
     modules = _modules(doc)
     choices = _design_choices(doc)
     evaluation = _evaluation(doc, own_name)
@@ -397,22 +370,24 @@ def decompose(paper: PaperInput) -> tuple[dict, int]:
     base = next((m.group("name") for s in doc.sentences if not s.leaky
                  for m in [cues.BASE_MODEL.search(s.text)] if m), None)
     record = {
-        "title": paper.title or NOT_STATED,
+        "title": paper.title,
         "topics": list(paper.categories),
         "thesis": thesis,
         "core_problem": {"statement": _first(statement), "why_it_matters": _first(why),
                          "failing_example": _first(example)},
-        "key_novelty": {"name": own_name or _words(paper.title, 12),
+        "key_novelty": {"name": own_name,
                         "explanation": explanation[:3]},
         "problem_definition": {
-            "setting": setting_text,
-            "inputs": doc.pick(["problem", "method", "abstract"], cues.INPUTS, limit=3),
-            "outputs": doc.pick(["problem", "method", "abstract"], cues.OUTPUTS, limit=3),
+            "setting": " ".join(setting) or None,
+            "inputs": doc.pick(["problem", "method", "abstract"], cues.INPUTS, limit=3,
+                               where=problem),
+            "outputs": doc.pick(["problem", "method", "abstract"], cues.OUTPUTS, limit=3,
+                                where=problem),
         },
         "key_terms": _acronyms(doc),
         "related_work": _related_work(doc),
         "method": {
-            "flow": " ".join(flow) if flow else NOT_STATED,
+            "flow": " ".join(flow) or None,
             "modules": modules,
             "structural_novelties": doc.pick(["method"], cues.NOVELTY, limit=3),
             "design_choices": choices,
@@ -421,11 +396,9 @@ def decompose(paper: PaperInput) -> tuple[dict, int]:
         },
         "model_details": {
             "base_model": base,
-            "training_method": _first(doc.pick(["method", "experiments"], cues.TRAINING),
-                                      "") or None,
+            "training_method": _first(doc.pick(["method", "experiments"], cues.TRAINING)),
             "objectives": doc.pick(["method", "problem"], cues.OBJECTIVE, limit=3),
-            "adaptation": _first(doc.pick(["method", "experiments"], cues.ADAPTATION), "")
-            or None,
+            "adaptation": _first(doc.pick(["method", "experiments"], cues.ADAPTATION)),
             "hyperparameters": _hyperparameters(doc),
         },
         "differences_from_prior_work": [
@@ -433,8 +406,8 @@ def decompose(paper: PaperInput) -> tuple[dict, int]:
             for s in doc.pick(None, cues.DIFFERENCE, limit=5)
             for m in [cues.DIFFERENCE.search(s)] if m],
         "proposed_evaluation": evaluation,
-        "falsifiable_predictions": _predictions(name, thesis, evaluation, modules, choices),
-        "limitations": _limitations(doc, setting_text),
+        "falsifiable_predictions": [],
+        "limitations": _limitations(doc),
         "references": _references(paper.references),
     }
     MaskedRecord.model_validate(record)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import blingfire
 
-RULESET_VERSION = "leaks/1"
+RULESET_VERSION = "leaks/2"
 
 _F = re.IGNORECASE
 
@@ -218,10 +218,106 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         r"|scalable|sample-efficient) than|\b(?:faster|slower|cheaper) than\b", _F)),
 ]
 
+# -- results written in words, ratios, qualitative outcomes, ranks ---------------------------
+_WORD_NUM = (
+    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty"
+    r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion)"
+    r"(?:[- ](?:zero|one|two|three|four|five|six|seven|eight|nine|point|hundred|thousand"
+    r"|and))*"
+)
+_RESOURCE = (r"(?:time|memory|compute|cost|energy|latency|parameters|flops|gpu[- ]hours"
+             r"|training time|inference time|runtime|wall[- ]clock(?: time)?|storage|budget"
+             r"|data|labels|samples|steps|tokens)")
+_RULES.extend([
+    ("number_words", re.compile(
+        rf"\b{_WORD_NUM}\s+(?:per ?cent|percent(?:age points?)?|points?)\b"
+        rf"|\bone (?:in|out of) (?:a |every )?(?:ten|hundred|thousand|million|\d[\d,]*)\b"
+        rf"|\b(?:half|a third|a quarter|a tenth|a fraction|a small fraction|two thirds"
+        rf"|three quarters) (?:of )?(?:the )?{_RESOURCE}\b"
+        rf"|\b(?:twice|thrice|{_WORD_NUM} times) (?:as (?:fast|accurate|many|much|good"
+        rf"|efficient|large|small|often|likely)|faster|slower|fewer|less|more|smaller|larger"
+        rf"|higher|lower|better|cheaper)\b"
+        rf"|\b(?:doubl|tripl|halv|quadrupl)(?:es|ed|ing) (?:the )?(?:\w+ ){{0,2}}?"
+        rf"(?:accuracy|speed|throughput|score|performance|success|{_RESOURCE})\b", _F)),
+    ("qualitative_outcome", re.compile(
+        r"\bnear[- ]perfect\b|\bperfect (?:accuracy|recall|precision|scores?|agreement"
+        r"|reconstruction|separation|classification)|\b(?:almost|virtually|nearly) (?:no|zero"
+        r"|all|every|perfect|identical)\b"
+        r"|\b(?:match(?:es|ed)?|rivals?|rivall?ed|equals?|equall?ed|closes|closed|narrows"
+        r"|narrowed) (?:the )?(?:\w+[- ]){0,3}?(?:model|baseline|teacher|performance|accuracy"
+        r"|quality|gap|results?|counterpart|oracle|upper bound|human(?:s| performance)?)\b"
+        r"|\b(?:at|for|with) (?:a |only a )?fraction of the\b"
+        r"|\b(?:eliminat|remov|prevent|avoid|suppress|resolv|fix)(?:es|ed) (?:\w+ ){0,4}?"
+        r"(?:in (?:every|all|each)|entirely|completely|altogether)\b"
+        r"|\b(?:eliminated|prevented|avoided|resolved|removed|fixed|mitigated|reduced"
+        r"|improved|boosted|stabili[sz]ed|accelerated) (?:\w+ ){0,3}?(?:collapse|divergence"
+        r"|instabilit\w*|errors?|hallucinations?|failures?|forgetting|overfitting|accuracy"
+        r"|performance|robustness|quality|convergence|stability)\b"
+        r"|\b(?:raters|annotators|judges|humans|participants|users|evaluators|reviewers"
+        r"|experts) (?:\w+ ){0,2}?(?:preferred|favou?red|chose|rated|judged|found|liked)\b"
+        r"|\bpreferred (?:over|to) \w+|\bwas preferred\b|\bwere preferred\b"
+        r"|\bconverged\b|\b(?:succeeded|worked|failed) (?:in|on|for|to) (?:\w+ ){0,3}?"
+        r"(?:every|all|each|most|none|many)\b"
+        r"|\b(?:robust|effective|successful|accurate|reliable) (?:in|on|across) (?:all|every"
+        r"|each)\b|\b(?:proved|proves|turned out|turns out) (?:to be )?(?:effective"
+        r"|successful|robust|superior|accurate|useful|essential|crucial|beneficial)\b"
+        r"|\b(?:no|zero) (?:\w+ ){0,2}?(?:failures?|collapses?|errors?|regressions?"
+        r"|divergences?) (?:were|was|is|are) (?:observed|seen|found|recorded|reported)\b"
+        r"|\b(?:largely|substantially|dramatically|significantly|markedly|greatly) "
+        r"(?:outperform|improv|reduc|mitigat|alleviat|eliminat|enhanc)\w*", _F)),
+    ("rank", re.compile(
+        r"\b(?:rank(?:s|ed|ing)?|plac(?:es|ed|ing)|finish(?:es|ed)) (?:\w+ ){0,2}?(?:first"
+        r"|second|third|top|#?\d+(?:st|nd|rd|th)?|1st|2nd|3rd)\b|\b(?:first|second|third|top)"
+        r" place\b|\btop of (?:the )?(?:\w+ )?(?:leaderboard|ranking|chart)|#1 on\b"
+        r"|\b(?:tops|topped|leads|led) (?:the )?(?:\w+ ){0,2}?(?:leaderboard|ranking|benchmark)"
+        r"|\b(?:best|top)[- ](?:\d+|three|five|ten) (?:on|in|of) (?:the )?(?:\w+ )?"
+        r"(?:leaderboard|benchmark|ranking)", _F)),
+    ("convergence", re.compile(
+        r"\bconverge[sd]? (?:\w+ ){0,2}?(?:in|within|after) (?:only |just |about )?"
+        r"(?:\d|a few\b|few\b|" + _WORD_NUM + r"\b)", _F)),
+    ("results_reference", re.compile(
+        r"\b(?:as|is|are|was|were) (?:shown|reported|seen|illustrated|summari[sz]ed|listed"
+        r"|demonstrated) in (?:table|tab\.|figure|fig\.)\s*\d|\b(?:table|tab\.|figure"
+        r"|fig\.)\s*\d+\w? (?:also |further |clearly )?(?:shows?|reports?|demonstrates?"
+        r"|confirms?|indicates?|reveals?|lists?|summari[sz]es|illustrates?|highlights?"
+        r"|compares?|presents?)\b|\b(?:according to|see|from) (?:table|figure|tab\.|fig\.)"
+        r"\s*\d+\w?,", _F)),
+    ("ratio", re.compile(
+        rf"(?<![\w.])\d+(?:\.\d+)?\s?(?:x|×)\s+(?:the |less |more |fewer |lower |higher )?"
+        rf"(?:{_RESOURCE}|throughput|speed|memory footprint)\b"
+        rf"|\b(?:using|uses|used|needs|needed|requires|required|with|consum\w+|takes|took"
+        rf"|in) (?:only |just |about |roughly )?(?:{_PCT}|half|a third|a quarter|a tenth"
+        rf"|{NUM}\s?(?:x|×)) (?:of |as much |as many )?(?:the )?(?:\w+ )?{_RESOURCE}\b"
+        rf"|\b(?:{_PCT}|{NUM}\s?(?:x|×)) (?:less|more|fewer|lower|higher|smaller|larger) "
+        rf"{_RESOURCE}\b", _F)),
+    ("theory_result", re.compile(
+        r"\b(?:we|i) (?:also |further |then |first |finally |explicitly |rigorously )?"
+        r"(?:prove|proved|show|showed|derived|establish|established|obtained|demonstrated"
+        r"|extend the result|improve the (?:lower |upper )?bound|shall show|shall argue)\b"
+        r"(?! (?:how|a method|an? (?:new )?(?:algorithm|approach|framework|scheme|model)))"
+        r"|\b(?:is|are|was|were|has been|have been) (?:\w+ )?(?:proven|proved"
+        r"|established|confirmed)\b"
+        r"|\bturns? out (?:to|that)\b|\bit (?:is|was) (?:shown|proven|proved|found)\b"
+        r"|\b(?:our|the) (?:key|main|central|principal|major) (?:results?|findings?)\b"
+        r"|\b(?:interestingly|remarkably|surprisingly|strikingly),"
+        r"|\bis a promising\b|\bfound (?:that|comparable|no|little|similar|significant"
+        r"|strong|good|high|low)\b", _F)),
+    ("count_found", re.compile(
+        rf"^\s*there (?:are|is|were|was|exist) (?:about |around |over |only |exactly "
+        rf"|approximately )?{NUM}\b"
+        rf"|\b(?:only|just|all|none|most|half) (?:{NUM}|\w+) (?:of|out of) (?:the )?{NUM}\b",
+        _F)),
+    ("relative_outcome", re.compile(
+        r"\b(?:higher|lower|narrower|wider|greater|smaller|larger|fewer|stronger|weaker"
+        r"|more (?:accurate|robust|stable|consistent|reliable|useful|confident|efficient)"
+        r"|less (?:accurate|robust|stable|consistent|reliable|useful|confident|efficient))"
+        r" [\w\-/ ]{0,50}?\bthan\b", _F)),
+])
+
 # Rules that say a result whatever the voice of the sentence.
 _ALWAYS = {"uncertainty", "table_row"}
 # Rules read on the sentence as written (blanking `p < 0.01` as a setting would hide it).
-_ON_ORIGINAL = {"uncertainty", "p_value"}
+_ON_ORIGINAL = {"uncertainty", "p_value", "convergence", "results_reference"}
 
 _PLANNING = re.compile(
     r"\b(?:will|would|should|shall|could|might|may|expect\w*|hypothes\w*|predicted to"
@@ -233,6 +329,9 @@ _PAST_OUTCOME = re.compile(
     r"\b(?:achieved|obtained|found|observed|showed|shown|demonstrated|outperformed"
     r"|surpassed|reached|attained|improved|reduced|yielded|resulted|confirmed|revealed)\b", _F)
 
+# A reported-looking figure: a decimal or a percentage left once settings are blanked.
+_FIGURE = re.compile(rf"(?<![\w.])\d+\.\d+(?!\.\d)\s?%?|{_PCT}")
+
 _TABLE_CELL_NUM = re.compile(rf"^\s*\(?{NUM}\s*%?\)?\s*$")
 
 
@@ -243,6 +342,7 @@ class Finding:
     kind: str
     match: str
     sentence: str
+    layer: str = "rules"  # which layer of the gate found it: rules, source, judge, method
 
 
 def _blank(text: str, pattern: re.Pattern[str]) -> str:
@@ -301,8 +401,36 @@ def check_sentence(sentence: str, planning: bool = False) -> list[Finding]:
     if not found:
         return []
     if (planning or _PLANNING.search(sentence)) and not _PAST_OUTCOME.search(sentence):
-        found = [f for f in found if f.kind in _ALWAYS]
+        figure = _FIGURE.search(plain)
+        found = [f for f in found if f.kind in _ALWAYS or not _planned(f, sentence, planning)]
+        if figure and not found:
+            # a plan may name a metric, a direction and a condition, never a figure
+            found = [Finding("figure_in_plan", figure.group().strip(), sentence)]
     return found
+
+
+def _planned(finding: Finding, sentence: str, planning_field: bool) -> bool:
+    """Whether a finding stands in planning voice: its own clause says will / should / if
+    (a prediction's field is planning for the comparison shapes a prediction uses, but an
+    outcome in words or a qualitative outcome needs the cue in its own clause)."""
+    at = sentence.find(finding.match)
+    clauses = _CLAUSE.split(sentence) if at >= 0 else [sentence]
+    start = 0
+    for clause in clauses:
+        end = start + len(clause)
+        if at < 0 or start <= at < end + 1:
+            if _PLANNING.search(clause):
+                return True
+            break
+        start = sentence.find(clause, start) + len(clause)
+    return planning_field and finding.kind not in _OUTCOME_IN_WORDS
+
+
+# Clauses of a sentence, so that "we expect X; it reached Y" is read clause by clause.
+_CLAUSE = re.compile(r"\s*[;:]\s*|,\s+(?=(?:and|but|while|whereas|yet|although)\b)")
+# Shapes a prediction does not use: a prediction field alone does not excuse them.
+_OUTCOME_IN_WORDS = {"number_words", "qualitative_outcome", "rank", "convergence", "ratio",
+                     "results_reference", "theory_result", "count_found"}
 
 
 def residual_number(sentence: str) -> bool:

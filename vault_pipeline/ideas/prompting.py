@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
-DEFAULT_PROMPT = "decompose.v1"
+DEFAULT_PROMPT = "decompose.v2"
 _SECTION = re.compile(r"^## (system|user|repair)\s*$", re.MULTILINE)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _MARKER = re.compile(r"</?\s*paper\b", re.IGNORECASE)

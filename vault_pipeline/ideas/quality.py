@@ -9,10 +9,12 @@ import polars as pl
 from pydantic import ValidationError
 
 from ..checks import Outcome
-from .leaks import Finding, find_leaks
+from ..integrity.gate import PLAIN_TEXT, Gate, text_findings
+from ..integrity.method import method_leaks, method_terms
+from ..integrity.placeholders import is_placeholder
+from .leaks import Finding
 from .record import RECORD_FIELDS, MaskedRecord
-from .validate import record_leaks
-from .views import VIEW_NAMES
+from .views import PROBLEM_VIEWS, VIEW_NAMES
 
 PROVENANCE = ("backend", "model", "prompt_version", "input_hash", "input_source")
 
@@ -30,14 +32,17 @@ def leak_outcome(hits: list[tuple[str, str, Finding]], rows: int, what: str) -> 
 
 
 def record_leak_findings(records: Path) -> Outcome:
-    """No field of any final record states a measured result (the checker run again)."""
+    """No field of any final record states a measured result, names its method in a problem
+    field or addresses a model (the gate's deterministic layers run again: rules, method,
+    instructions; the same whatever backend made the record)."""
     frame = read_if_exists(records)
     if frame is None:
         return Outcome(True, "no masked_records table yet", {"leaks": 0})
     hits = []
+    gate = Gate()
     for row in frame.select(["arxiv_id", *RECORD_FIELDS]).iter_rows(named=True):
         data = {k: row[k] for k in RECORD_FIELDS}
-        hits += [(row["arxiv_id"], path, f) for path, f in record_leaks(data)]
+        hits += [(row["arxiv_id"], path, f) for path, f in gate.findings(data)]
     return leak_outcome(hits, frame.height, "records")
 
 
@@ -45,8 +50,9 @@ def view_leak_findings(views: Path) -> Outcome:
     frame = read_if_exists(views)
     if frame is None:
         return Outcome(True, "no views table yet", {"leaks": 0})
+    gate = Gate(PLAIN_TEXT)
     hits = [(a, v, f) for a, v, text in frame.select(["arxiv_id", "view", "text"]).iter_rows()
-            for f in find_leaks(text)]
+            for f in text_findings(text, gate)]
     return leak_outcome(hits, frame.height, "views")
 
 
@@ -71,21 +77,52 @@ def records_valid(records: Path) -> Outcome:
 
 
 def views_complete(records: Path, views: Path) -> Outcome:
-    """Each record has its five views, each non-empty, from the same input."""
+    """Each record has its five views, each with substantive content; a view the record had
+    nothing for is absent and counted here (such a paper is never a target)."""
     recs, vws = read_if_exists(records), read_if_exists(views)
     if recs is None or vws is None:
         return Outcome(recs is None, "views missing" if recs is not None else "no records yet")
     expected = recs.select("arxiv_id", "input_hash").join(
         pl.DataFrame({"view": list(VIEW_NAMES)}), how="cross")
-    present = vws.filter(pl.col("text").str.strip_chars() != "").select(
+    present = vws.filter(~pl.col("text").map_elements(is_placeholder, pl.Boolean)).select(
         "arxiv_id", "input_hash", "view")
     missing = expected.join(present, on=["arxiv_id", "input_hash", "view"], how="anti")
     extra = vws.height - present.join(expected, on=["arxiv_id", "input_hash", "view"],
                                       how="semi").height
+    by_view = dict(missing.group_by("view").len().iter_rows())
+    complete = recs.height - missing.get_column("arxiv_id").n_unique()
     examples = [f"{a} {v}" for a, _, v in missing.head(10).iter_rows()]
+    rate = missing.height / expected.height if expected.height else 0.0
     return Outcome(missing.is_empty() and extra == 0,
-                   f"{missing.height} missing or empty view(s), {extra} stale or extra",
-                   {"missing": missing.height, "extra": extra, "examples": examples})
+                   f"{missing.height} of {expected.height} views empty or missing "
+                   f"({rate:.1%}; {complete} of {recs.height} records complete), {extra} "
+                   "stale or extra",
+                   {"missing": missing.height, "placeholder_rate": round(rate, 4),
+                    "complete_records": complete, "extra": extra,
+                    "missing_by_view": by_view, "examples": examples})
+
+
+def problem_views_method_free(records: Path, views: Path) -> Outcome:
+    """No problem view (`problem_setting`, `challenge`) states the solution or names the
+    paper's method (the method audit run again on the final table)."""
+    recs, vws = read_if_exists(records), read_if_exists(views)
+    if recs is None or vws is None:
+        return Outcome(True, "no views yet", {"method_leaks": 0})
+    terms = {row["arxiv_id"]: method_terms(row) for row in
+             recs.select("arxiv_id", "key_novelty", "method").iter_rows(named=True)}
+    problem = vws.filter(pl.col("view").is_in(PROBLEM_VIEWS))
+    hits = [(a, v, f) for a, v, text in problem.select("arxiv_id", "view", "text").iter_rows()
+            for f in method_leaks(text, terms.get(a, []))]
+    removed = sum(1 for row in vws.filter(pl.col("view").is_in(PROBLEM_VIEWS))
+                  .get_column("masked_findings").to_list()
+                  for f in row or [] if f["layer"] == "method")
+    examples = [f"{a} {v}: {f.kind} {f.match!r}" for a, v, f in hits[:10]]
+    rate = len({(a, v) for a, v, _ in hits}) / problem.height if problem.height else 0.0
+    return Outcome(not hits, f"{len(hits)} method leak(s) in {problem.height} problem views "
+                             f"({rate:.1%}); {removed} sentence(s) removed while deriving them",
+                   {"method_leaks": len(hits), "problem_views": problem.height,
+                    "rate": round(rate, 4), "removed_at_derivation": removed,
+                    "examples": examples})
 
 
 def quarantine_rate(records: Path, failures: Path, limit: float) -> Outcome:

@@ -11,12 +11,23 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
-SCHEMA_VERSION = "masked-record/1"
+from ..integrity.placeholders import nullify
+
+SCHEMA_VERSION = "masked-record/2"
 THESIS_MAX_WORDS = 30
 
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+# Where the paper may not say: null, never a "Not stated" sentence passed off as content.
+Stated = Text | None
 
 # A number standing alone (not part of a name such as GPT-4, CIFAR-10, 3D or L2).
 _BARE_NUMBER = re.compile(r"(?<![\w.\-])[-+]?\d+(?:[.,]\d+)*\s*%?(?![\w\-])")
@@ -27,21 +38,27 @@ class _Strict(BaseModel):
 
 
 class CoreProblem(_Strict):
-    statement: Text = Field(description="What fails today and why.")
-    why_it_matters: Text = Field(
-        description="Motivation and the gap in prior work (not the solution).")
-    failing_example: Text = Field(description="A concrete example of the failure.")
+    statement: Stated = Field(description="What fails today and why; never the solution; "
+                                          "null if not stated.")
+    why_it_matters: Stated = Field(
+        description="Motivation and the gap in prior work (not the solution); null if not "
+                    "stated.")
+    failing_example: Stated = Field(description="A concrete example of the failure; null "
+                                                "if the paper gives none.")
 
 
 class KeyNovelty(_Strict):
-    name: Text = Field(description="Short name of the idea.")
+    name: Stated = Field(description="Short name of the idea; null when the paper gives "
+                                     "it none.")
     explanation: list[Text] = Field(
-        min_length=2, max_length=3,
-        description="Two or three plain-language bullets explaining the idea.")
+        max_length=3,
+        description="Two or three plain-language bullets explaining the idea (fewer, or "
+                    "none, when the paper does not explain it).")
 
 
 class ProblemDefinition(_Strict):
-    setting: Text = Field(description="The formal setting of the problem.")
+    setting: Stated = Field(description="The formal setting of the problem, without the "
+                                        "solution; null if not stated.")
     inputs: list[Text] = Field(description="What a solution receives.")
     outputs: list[Text] = Field(description="What a solution produces.")
 
@@ -53,25 +70,26 @@ class KeyTerm(_Strict):
 
 class RelatedWork(_Strict):
     sub_area: Text = Field(description="The line of prior work.")
-    what_it_does: Text = Field(description="What it does, at the level of mechanism.")
-    open_gap: Text = Field(description="What it leaves unresolved.")
+    what_it_does: Stated = Field(description="What it does, at the level of mechanism.")
+    open_gap: Stated = Field(description="What it leaves unresolved; null if not stated.")
     citations: list[Text] = Field(description="Citation keys or ids of the works meant.")
 
 
 class Module(_Strict):
     name: Text
-    role: Text
+    role: Stated
     inputs: list[Text]
     outputs: list[Text]
 
 
 class DesignChoice(_Strict):
     choice: Text
-    reason: Text
+    reason: Stated
 
 
 class Method(_Strict):
-    flow: Text = Field(description="How the method works, end to end.")
+    flow: Stated = Field(description="How the method works, end to end; null if not "
+                                     "stated.")
     modules: list[Module]
     structural_novelties: list[Text]
     design_choices: list[DesignChoice]
@@ -98,7 +116,8 @@ class Difference(_Strict):
 
 
 class ProposedEvaluation(_Strict):
-    setting: Text = Field(description="The evaluation the authors plan: a plan, not a result.")
+    setting: Stated = Field(description="The evaluation the authors plan: a plan, not a "
+                                        "result; null if not stated.")
     benchmarks: list[Text]
     baselines: list[Text]
     metrics: list[Text]
@@ -143,11 +162,19 @@ class MaskedRecord(_Strict):
     proposed_evaluation: ProposedEvaluation = Field(
         description="Setting, benchmarks, baselines, metrics, ablations: a plan.")
     falsifiable_predictions: list[FalsifiablePrediction] = Field(
-        min_length=1, description="What each tests, the prediction, what would refute it.")
-    limitations: list[Text] = Field(min_length=3, max_length=5,
-                                    description="Three to five limitations.")
+        description="What each tests, the prediction (a metric, a direction, a condition; "
+                    "never a figure), what would refute it; only predictions the paper "
+                    "supports.")
+    limitations: list[Text] = Field(max_length=5,
+                                    description="Three to five limitations the paper states "
+                                                "(fewer, or none, when it states fewer).")
     references: list[Reference] = Field(
         description="Cited works: key, title, arXiv id and DOI where known.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _placeholders_are_absence(cls, data: object) -> object:
+        return nullify(data) if isinstance(data, dict) else data
 
     @field_validator("thesis")
     @classmethod

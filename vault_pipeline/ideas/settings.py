@@ -19,7 +19,7 @@ ENV_PREFIX = "VAULT_IDEAS_"
 class IdeasSettings:
     backend: str = "extractive"
     model: str | None = None  # default per backend: extractive → its rule version
-    prompt: str = "decompose.v1"
+    prompt: str = "decompose.v2"
     # OpenAI-compatible endpoint
     base_url: str = "http://127.0.0.1:8000/v1"
     api_key_env: str = "OPENAI_API_KEY"
@@ -38,6 +38,7 @@ class IdeasSettings:
     vllm_engine_args: dict[str, Any] = field(default_factory=dict)
     # validation and work
     max_retries: int = 2  # re-asks after an invalid or leaky answer
+    llm_judge: bool = True  # LLM backends: a judge pass over each record's sentences
     batch_size: int = 64
     retry_failures: bool = False  # re-run papers quarantined with the same inputs
     batch_output: str | None = None  # batch_file backend: a `vllm run-batch` output file

@@ -1,26 +1,23 @@
-"""Judging an answer: parse, validate against the record schema, look for leaked results and
-instruction-like text. Also the masking used when a leaky answer has used up its retries."""
+"""Judging an answer: parse, validate against the record schema, then pass it through the
+integrity gate (:mod:`vault_pipeline.integrity.gate`: results, source-grounded repeats, the
+offline judge, instruction-like text, method leaks in problem fields). Also the masking
+used when a leaky answer has used up its retries."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ..integrity.gate import Flagged, Gate
 from .backends.base import Answer
-from .injection import looks_like_instruction
-from .leaks import Finding, find_leaks, mask_text, sentences
+from .leaks import Finding
 from .record import MaskedRecord
 
-WITHHELD = "Withheld: the answer stated a measured result here."
-# Paths whose text is bibliographic, not the paper's claims: not leak-checked.
-_UNCHECKED = re.compile(r"^references\b")
-# Predictions and refutation conditions are hypothetical by construction.
-_PLANNING_FIELD = re.compile(r"^falsifiable_predictions\b")
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
@@ -34,34 +31,6 @@ class Verdict:
     @property
     def ok(self) -> bool:
         return self.record is not None
-
-
-def iter_texts(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
-    """(path, text) for every string in a record dict, e.g. `related_work[0].open_gap`.
-    A hyperparameter is one text, `name value`, so the checker sees its name."""
-    if isinstance(value, dict):
-        if set(value) == {"name", "value"}:
-            yield path, f"{value['name']} {value['value']}"
-            return
-        for key, item in value.items():
-            yield from iter_texts(item, f"{path}.{key}" if path else key)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from iter_texts(item, f"{path}[{i}]")
-    elif isinstance(value, str):
-        yield path, value
-
-
-def record_leaks(data: dict[str, Any]) -> list[tuple[str, Finding]]:
-    """Leaks and instruction-like sentences in every checked field of a record dict."""
-    out = []
-    for path, text in iter_texts(data):
-        if _UNCHECKED.match(path):
-            continue
-        out.extend((path, f) for f in find_leaks(text, bool(_PLANNING_FIELD.match(path))))
-        out.extend((path, Finding("instruction", s[:120], s))
-                   for s in sentences(text) if looks_like_instruction(s))
-    return out
 
 
 def _parse_json(text: str) -> Any:
@@ -91,8 +60,14 @@ def schema_errors(exc: ValidationError, limit: int = 6) -> str:
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
-def describe_leaks(leaks: list[tuple[str, Finding]], limit: int = 5) -> str:
-    shown = "; ".join(f"{path}: {f.kind} {f.match!r}" for path, f in leaks[:limit])
+_WHAT = {"rules": "states a measured result", "source": "repeats a result the paper reports",
+         "judge": "reads as an observed outcome", "method": "states the solution in a problem "
+         "field"}
+
+
+def describe_leaks(leaks: Flagged, limit: int = 5) -> str:
+    shown = "; ".join(f"{path}: {_WHAT.get(f.layer, f.layer)} ({f.layer}:{f.kind} "
+                      f"{f.match!r})" for path, f in leaks[:limit])
     more = len(leaks) - limit
     return (f"it states measured results or instructions in {len(leaks)} place(s): {shown}"
             + (f"; and {more} more" if more > 0 else ""))
@@ -116,12 +91,8 @@ def answer_object(answer: Answer) -> tuple[dict[str, Any] | None, str | None]:
     return data, None
 
 
-def judge(answer: Answer, model: type[BaseModel] = MaskedRecord,
-          find_leaks_in: Callable[[dict[str, Any]], list[tuple[str, Finding]]] = record_leaks,
-          ) -> Verdict:
-    """Accept an answer as a record, or say exactly why not. ``model`` and
-    ``find_leaks_in`` default to the masked record; the evaluation sets judge their six-part
-    idea record with the same rules."""
+def judge(answer: Answer, gate: Gate, model: type[BaseModel] = MaskedRecord) -> Verdict:
+    """Accept an answer as a record of ``model``, or say exactly why not."""
     data, reason = answer_object(answer)
     if data is None:
         return Verdict(None, reason)
@@ -129,56 +100,48 @@ def judge(answer: Answer, model: type[BaseModel] = MaskedRecord,
         record = model.model_validate(data)
     except ValidationError as exc:
         return Verdict(None, f"the answer does not match the schema: {schema_errors(exc)}")
-    leaks = find_leaks_in(record.model_dump())
+    dump = record.model_dump()
+    leaks = gate.findings(dump)
     if leaks:
-        return Verdict(None, describe_leaks(leaks), leaks, record.model_dump())
+        return Verdict(None, describe_leaks(leaks), leaks, dump)
     return Verdict(record)
 
 
-def _mask_value(value: Any, path: str, removed: list[tuple[str, Finding]]) -> Any:
-    if isinstance(value, dict):
-        if set(value) == {"name", "value"}:
-            hits = find_leaks(f"{value['name']} {value['value']}")
-            removed.extend((path, f) for f in hits)
-            return None if hits else value
-        return {k: _mask_value(v, f"{path}.{k}" if path else k, removed)
-                for k, v in value.items()}
-    if isinstance(value, list):
-        items = [_mask_value(v, f"{path}[{i}]", removed) for i, v in enumerate(value)]
-        return [v for v in items if v not in (None, "")]
-    if isinstance(value, str) and not _UNCHECKED.match(path):
-        masked = mask_text(value, bool(_PLANNING_FIELD.match(path)))
-        removed.extend((path, f) for f in masked.findings)
-        kept = [s for s in sentences(masked.text) if not looks_like_instruction(s)]
-        removed.extend((path, Finding("instruction", s[:120], s))
-                       for s in sentences(masked.text) if looks_like_instruction(s))
-        return " ".join(kept)
-    return value
-
-
-def mask_record(data: dict[str, Any]) -> tuple[MaskedRecord | None, list[tuple[str, Finding]],
-                                               str | None]:
-    """Drop every sentence with a result or an instruction; a required text left empty
-    says it was withheld. Returns the record (None if masking broke the schema), what was
-    removed, and the reason when it failed."""
-    removed: list[tuple[str, Finding]] = []
-    masked = _mask_value(data, "", removed)
-
-    def fill(value: Any, original: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: fill(v, original[k]) for k, v in value.items()}
-        if isinstance(value, list) and isinstance(original, list) \
-                and len(value) == len(original):
-            return [fill(v, o) for v, o in zip(value, original, strict=True)]
-        if value == "" and isinstance(original, str):
-            return WITHHELD
-        return value
-
-    masked = fill(masked, data)
-    try:
-        record = MaskedRecord.model_validate(masked)
-    except ValidationError as exc:
-        return None, removed, f"masking its leaks broke the schema: {schema_errors(exc)}"
-    if record_leaks(record.model_dump()):
+def mask_record(data: dict[str, Any], gate: Gate, model: type[BaseModel] = MaskedRecord,
+                extra: Iterable[tuple[str, Finding]] = ()
+                ) -> tuple[BaseModel | None, Flagged, str | None]:
+    """Drop every flagged sentence; a text left empty is null. Returns the record (None if
+    masking broke the schema: a required part had nothing clean left), what was removed,
+    and the reason when it failed."""
+    masked, removed = gate.mask(data, extra)
+    for _ in range(20):
+        try:
+            record = model.model_validate(masked)
+            break
+        except ValidationError as exc:
+            # a list item whose required text was all leak goes, like the leak itself
+            if not _drop_broken_items(masked, exc):
+                return None, removed, f"masking its leaks broke the schema: {schema_errors(exc)}"
+    else:
+        return None, removed, "masking its leaks broke the schema"
+    if gate.findings(record.model_dump()):
         return None, removed, "leaks remain after masking"
     return record, removed, None
+
+
+def _drop_broken_items(data: dict[str, Any], exc: ValidationError) -> bool:
+    """Remove every list item an error points into; False when an error is not inside a
+    list item (a required top-level text with nothing clean left)."""
+    targets: set[tuple] = set()
+    for error in exc.errors():
+        loc = error["loc"]
+        index = max((i for i, part in enumerate(loc) if isinstance(part, int)), default=None)
+        if index is None:
+            return False
+        targets.add(tuple(loc[:index + 1]))
+    for loc in sorted(targets, key=lambda t: t[-1], reverse=True):
+        parent: Any = data
+        for part in loc[:-1]:
+            parent = parent[part]
+        del parent[loc[-1]]
+    return True

@@ -1,17 +1,33 @@
 """The five views, derived deterministically from a record by :func:`derive_views`: the one
 function the index, the datasets and every other consumer call, so the text embedded at
-index time and the text built at query time never drift apart."""
+index time and the text built at query time never drift apart.
+
+A view says only what the record states: a part the record leaves null is left out, and a
+view with nothing substantive left is None (absent: not complete, never indexed, its paper
+never a target). The problem views (`problem_setting`, `challenge`) are a role's inputs, so
+any sentence of theirs that states the solution or names the method is dropped here and
+recorded (:mod:`vault_pipeline.integrity.method`); so is it from the gap view's gaps."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..ideas.leaks import Finding
+from ..integrity.method import method_terms, strip_method
 from .record import MaskedRecord
 
-VIEWS_VERSION = "views/1"
+VIEWS_VERSION = "views/2"
 VIEW_NAMES: tuple[str, ...] = ("problem_setting", "challenge", "research_gap", "intuition",
                                "proposal")
-NOTHING = "Not stated."
+PROBLEM_VIEWS = ("problem_setting", "challenge")
+
+
+@dataclass
+class View:
+    name: str
+    text: str | None  # None: nothing substantive to say
+    removed: list[Finding] = field(default_factory=list)  # method leaks dropped from it
 
 
 def _sentence(text: str) -> str:
@@ -20,55 +36,93 @@ def _sentence(text: str) -> str:
 
 
 def _items(values: list[str]) -> str:
-    return "; ".join(" ".join(v.split()).rstrip(".") for v in values) + "." if values else NOTHING
+    return "; ".join(" ".join(v.split()).rstrip(".") for v in values) + "."
 
 
-def problem_setting(r: MaskedRecord) -> str:
+class _Lines:
+    """Labelled lines of a view; problem views drop method-leaking text as they go."""
+
+    def __init__(self, terms: list[str] | None) -> None:
+        self.terms = terms  # None: no method check (solution views)
+        self.lines: list[str] = []
+        self.removed: list[Finding] = []
+
+    def clean(self, text: str | None) -> str | None:
+        if not text or not text.strip():
+            return None
+        if self.terms is None:
+            return text
+        kept, removed = strip_method(text, self.terms)
+        self.removed.extend(removed)
+        return kept
+
+    def add(self, label: str, text: str | None) -> None:
+        kept = self.clean(text)
+        if kept:
+            self.lines.append(f"{label}: {_sentence(kept)}")
+
+    def add_items(self, label: str, values: list[str]) -> None:
+        kept = [k for k in (self.clean(v) for v in values) if k]
+        if kept:
+            self.lines.append(f"{label}: {_items(kept)}")
+
+    def view(self, name: str, substantive: bool = True) -> View:
+        text = "\n".join(self.lines) if self.lines and substantive else None
+        return View(name, text, self.removed)
+
+
+def problem_setting(r: MaskedRecord, terms: list[str]) -> View:
     d = r.problem_definition
-    lines = [f"Setting: {_sentence(d.setting)}", f"Inputs: {_items(d.inputs)}",
-             f"Outputs: {_items(d.outputs)}"]
-    if r.key_terms:
-        lines.append("Key terms: " + _items([f"{t.term}: {t.definition}"
-                                             for t in r.key_terms]))
-    return "\n".join(lines)
+    out = _Lines(terms)
+    out.add("Setting", d.setting)
+    out.add_items("Inputs", d.inputs)
+    out.add_items("Outputs", d.outputs)
+    core = bool(out.lines)
+    out.add_items("Key terms", [f"{t.term}: {t.definition}" for t in r.key_terms])
+    return out.view("problem_setting", substantive=core)
 
 
-def challenge(r: MaskedRecord) -> str:
+def challenge(r: MaskedRecord, terms: list[str]) -> View:
     c = r.core_problem
-    return "\n".join([f"What fails: {_sentence(c.statement)}",
-                      f"Why it matters: {_sentence(c.why_it_matters)}",
-                      f"Failing example: {_sentence(c.failing_example)}"])
+    out = _Lines(terms)
+    out.add("What fails", c.statement)
+    out.add("Why it matters", c.why_it_matters)
+    out.add("Failing example", c.failing_example)
+    return out.view("challenge")
 
 
-def research_gap(r: MaskedRecord) -> str:
-    """The gap finder's contrastive form: prior methods do X via Y; Y leaves Z unresolved."""
-    if not r.related_work:
-        return ("Prior work: not described.\nGap: "
-                f"{_sentence(r.core_problem.why_it_matters)}")
-    lines = []
+def research_gap(r: MaskedRecord, terms: list[str]) -> View:
+    """The gap finder's contrastive form: prior methods do X via Y; Y leaves Z unresolved.
+    A line of prior work counts only with what it does and the gap it leaves."""
+    out = _Lines(terms)
     for w in r.related_work:
-        lines.append(f"{w.sub_area.rstrip('.')}: {_sentence(w.what_it_does)} "
-                     f"Left unresolved: {_sentence(w.open_gap)}")
-    return "\n".join(lines)
+        gap = out.clean(w.open_gap)
+        if w.what_it_does and gap:
+            out.lines.append(f"{w.sub_area.rstrip('.')}: {_sentence(w.what_it_does)} "
+                             f"Left unresolved: {_sentence(gap)}")
+    return out.view("research_gap")
 
 
-def intuition(r: MaskedRecord) -> str:
+def intuition(r: MaskedRecord) -> View:
     k = r.key_novelty
-    return "\n".join([f"Idea: {k.name.rstrip('.')}."] + [f"- {_sentence(e)}"
-                                                         for e in k.explanation])
+    out = _Lines(None)
+    if k.explanation:
+        out.lines = ([f"Idea: {k.name.rstrip('.')}."] if k.name else []) + [
+            f"- {_sentence(e)}" for e in k.explanation]
+    return out.view("intuition")
 
 
-def proposal(r: MaskedRecord) -> str:
+def proposal(r: MaskedRecord) -> View:
     m, d = r.method, r.model_details
-    lines = [f"Thesis: {_sentence(r.thesis)}", f"Method: {_sentence(m.flow)}"]
+    out = _Lines(None)
+    out.add("Thesis", r.thesis)
+    out.add("Method", m.flow)
     if m.modules:
-        lines.append("Modules: " + _items([f"{x.name} ({x.role.rstrip('.')})"
-                                           for x in m.modules]))
-    if m.structural_novelties:
-        lines.append(f"Structural novelties: {_items(m.structural_novelties)}")
-    if m.design_choices:
-        lines.append("Design choices: " + _items([f"{c.choice.rstrip('.')}, {c.reason}"
-                                                  for c in m.design_choices]))
+        out.add_items("Modules", [f"{x.name} ({x.role.rstrip('.')})" if x.role else x.name
+                                  for x in m.modules])
+    out.add_items("Structural novelties", m.structural_novelties)
+    out.add_items("Design choices", [f"{c.choice.rstrip('.')}, {c.reason}" if c.reason
+                                     else c.choice for c in m.design_choices])
     details = [f"base model {d.base_model}" if d.base_model else None,
                f"training: {d.training_method}" if d.training_method else None,
                f"adaptation: {d.adaptation}" if d.adaptation else None]
@@ -76,18 +130,23 @@ def proposal(r: MaskedRecord) -> str:
         details.append("objectives: " + "; ".join(o.rstrip(".") for o in d.objectives))
     details = [x.rstrip(".") for x in details if x]
     if details:
-        lines.append("Model: " + "; ".join(details) + ".")
-    if m.theory:
-        lines.append(f"Theory: {_sentence(m.theory)}")
-    return "\n".join(lines)
+        out.lines.append("Model: " + "; ".join(details) + ".")
+    out.add("Theory", m.theory)
+    substantive = bool(m.flow or m.modules or m.structural_novelties or m.design_choices)
+    return out.view("proposal", substantive=substantive)
 
 
-_BUILDERS = {"problem_setting": problem_setting, "challenge": challenge,
-             "research_gap": research_gap, "intuition": intuition, "proposal": proposal}
-
-
-def derive_views(record: MaskedRecord | dict[str, Any]) -> dict[str, str]:
-    """The five views of a record, by name, in :data:`VIEW_NAMES` order."""
+def build_all(record: MaskedRecord | dict[str, Any]) -> dict[str, View]:
+    """The five views of a record with what the method check dropped from each."""
     if not isinstance(record, MaskedRecord):
         record = MaskedRecord.model_validate(record)
-    return {name: _BUILDERS[name](record) for name in VIEW_NAMES}
+    terms = method_terms(record.model_dump())
+    views = [problem_setting(record, terms), challenge(record, terms),
+             research_gap(record, terms), intuition(record), proposal(record)]
+    return {v.name: v for v in views}
+
+
+def derive_views(record: MaskedRecord | dict[str, Any]) -> dict[str, str | None]:
+    """The five views of a record, by name, in :data:`VIEW_NAMES` order; None where the
+    record says nothing substantive for that view."""
+    return {name: view.text for name, view in build_all(record).items()}
