@@ -4,6 +4,7 @@ let in, and errors as one line."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -12,6 +13,9 @@ from typer.testing import CliRunner
 
 from vault_pipeline.cli import app
 from vault_pipeline.paths import VaultPaths
+from vault_pipeline.raw import zone as zone_module
+from vault_pipeline.raw.detect import Detection
+from vault_pipeline.raw.zone import RawZone
 
 from .conftest import SAMPLE
 
@@ -121,3 +125,89 @@ def test_pdfs_without_metadata_build_empty_splits_and_warnings_exit_0(
     assert built.exit_code == 0, built.output
     splits = vault("sql", "SELECT count(*) AS n FROM splits", "--format", "json")
     assert json.loads(splits.output) == [{"n": 0}]
+
+
+# 2. one bad raw file never stops a table ----------------------------------------------------
+
+def test_a_deeply_nested_line_is_one_rejected_row(vault_paths: VaultPaths,
+                                                  tmp_path: Path) -> None:
+    lines = (SAMPLE / "arxiv-metadata-oai-snapshot.sample.jsonl").read_bytes().splitlines()
+    nested = b'{"id": "2401.00001", "title": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    snapshot = tmp_path / "snapshot.jsonl"
+    snapshot.write_bytes(b"\n".join([lines[0], nested, *lines[1:]]) + b"\n")
+    assert vault("import", str(snapshot)).exit_code == 0
+    assert vault("materialize", "--select", "papers", "-q").exit_code == 0
+    assert papers_count() == len(lines)
+    rejected = vault("sql", "SELECT position, reason FROM papers_rejected", "-f", "json")
+    assert json.loads(rejected.output) == [{"position": 2, "reason": "JSON nested too deeply"}]
+
+
+def test_a_truncated_gzip_is_refused_at_import(vault_paths: VaultPaths, tmp_path: Path) -> None:
+    whole = gzip.compress((SAMPLE / "arxiv-metadata-oai-snapshot.sample.jsonl").read_bytes())
+    cut = tmp_path / "snapshot.jsonl.gz"
+    cut.write_bytes(whole[: len(whole) * 2 // 3])  # an interrupted download
+    result = vault("import", str(cut))
+    assert "1 rejected" in result.output and "truncated or corrupt" in result.output
+    assert RawZone(vault_paths).files() == []
+
+
+def test_a_truncated_gzip_already_stored_is_quarantined_and_the_rest_builds(
+        sample_vault: VaultPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = gzip.compress(b"".join(
+        line.replace(b'"id":"', b'"id":"9') + b"\n" for line in
+        (SAMPLE / "arxiv-metadata-oai-snapshot.sample.jsonl").read_bytes().splitlines()))
+    cut = tmp_path / "old.jsonl.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    # stored by an older version that checked only the first lines
+    with monkeypatch.context() as patched:
+        patched.setattr(zone_module, "detect",
+                        lambda _: Detection("arxiv_snapshot", "gzip", ".jsonl.gz"))
+        RawZone(sample_vault).add_file(cut)
+    assert vault("materialize", "--select", "papers", "-q").exit_code == 0
+    assert papers_count() == 111
+    rejected = vault("sql", "SELECT snippet, reason FROM papers_rejected", "-f", "json")
+    [row] = json.loads(rejected.output)
+    assert row["snippet"] == "old.jsonl.gz" and "end-of-stream" in row["reason"]
+
+
+# 3. a missing or altered raw file is never silent -------------------------------------------
+
+def _stored(paths: VaultPaths, original_name: str) -> Path:
+    zone = RawZone(paths)
+    [record] = [r for r in zone.files(check=False) if r.original_name == original_name]
+    return zone.absolute(record)
+
+
+def test_a_deleted_raw_file_fails_the_build_and_import_restores_it(
+        sample_vault: VaultPaths) -> None:
+    name = "arxiv-metadata-oai-snapshot.sample.jsonl"
+    _stored(sample_vault, name).unlink()
+    failed = vault("materialize", "--select", "papers")
+    assert failed.exit_code == 1
+    assert "raw zone damaged" in failed.output and name in failed.output
+    assert papers_count() == 111  # the table of the last good build is kept
+    verify = vault("verify")
+    assert "1 of 11 raw file(s) damaged" in one_line_error(verify)
+    assert "missing" in verify.output
+    restored = vault("import", str(SAMPLE / name))
+    assert "restored" in restored.output
+    assert vault("verify").exit_code == 0
+    assert vault("materialize", "--select", "papers", "-q").exit_code == 0
+    assert papers_count() == 111
+
+
+def test_a_bit_flip_is_found_by_verify_and_by_the_periodic_check(
+        sample_vault: VaultPaths, monkeypatch: pytest.MonkeyPatch) -> None:
+    stored = _stored(sample_vault, "arxiv-single.xml")
+    stored.chmod(0o644)
+    data = bytearray(stored.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    stored.write_bytes(bytes(data))
+    result = vault("verify")
+    assert "1 of 11 raw file(s) damaged" in one_line_error(result)
+    assert "content altered" in result.output
+    monkeypatch.setattr(zone_module, "FULL_CHECK_DAYS", 0)  # the periodic full check is due
+    failed = vault("materialize", "--select", "papers")
+    assert failed.exit_code == 1 and "content altered" in failed.output
+    assert "restored" in vault("import", str(SAMPLE / "arxiv-single.xml")).output
+    assert vault("verify").exit_code == 0

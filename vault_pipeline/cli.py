@@ -89,6 +89,9 @@ def _import(paths: VaultPaths, sources: list[Path]) -> int:
     for record in report.added:
         counted = f", {record.records} records" if record.records is not None else ""
         typer.echo(f"  + {record.original_name} → {record.kind}{counted}")
+    for record in report.restored:
+        typer.echo(f"  ~ {record.original_name} → {record.kind}: restored (was missing or "
+                   "damaged in the raw zone)")
     for path, reason in report.rejected:
         typer.secho(f"  ! {path}: {reason}", fg=typer.colors.YELLOW, err=True)
     return len(report.rejected)
@@ -336,7 +339,7 @@ def status(home: HomeOption = None) -> None:
     """List the tables of the vault: rows, size, last materialization."""
     paths = _vault(home)
     files = table_files(paths)
-    zone = RawZone(paths).files()
+    zone = RawZone(paths).files(check=False)  # `vault verify` checks them
     typer.echo(f"vault at {paths.home}")
     typer.echo(f"raw zone: {len(zone)} file(s), {sum(f.size_bytes for f in zone):,} bytes")
     if not files:
@@ -348,6 +351,21 @@ def status(home: HomeOption = None) -> None:
         rows = pq.ParquetFile(file).metadata.num_rows
         when = last.get(name, "(written outside Dagster)")
         typer.echo(f"{name:<24}{rows:>12,}{file.stat().st_size:>14,}  {when}")
+
+
+@app.command()
+def verify(home: HomeOption = None) -> None:
+    """Check every raw file against its sha256: missing, truncated or altered files are
+    listed (restore them with `vault import` of the originals); exit 1 if any."""
+    zone = RawZone(_vault(home))
+    records = zone.files(check=False)
+    problems = zone.verify(records, full=True)
+    for problem in problems:
+        typer.secho(f"  ! {problem}", fg=typer.colors.YELLOW, err=True)
+    if problems:
+        raise _fail(f"{len(problems)} of {len(records)} raw file(s) damaged: restore them "
+                    "with `vault import` of the original files")
+    typer.echo(f"raw zone: all {len(records)} file(s) match their sha256")
 
 
 @app.command("search")

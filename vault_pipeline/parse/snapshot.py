@@ -153,6 +153,8 @@ def _line_error(line: bytes) -> str:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         return f"invalid JSON: {exc.msg} (column {exc.colno})"
+    except RecursionError:
+        return "JSON nested too deeply"
     if not isinstance(value, dict):
         return f"JSON {type(value).__name__}, expected an object"
     return "fields of unexpected types for the snapshot schema"
