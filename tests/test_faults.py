@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 from typer.testing import CliRunner
 
 from vault_pipeline.cli import app
+from vault_pipeline.lock import LOCK_NAME
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.raw import zone as zone_module
 from vault_pipeline.raw.detect import Detection
@@ -211,3 +215,37 @@ def test_a_bit_flip_is_found_by_verify_and_by_the_periodic_check(
     assert failed.exit_code == 1 and "content altered" in failed.output
     assert "restored" in vault("import", str(SAMPLE / "arxiv-single.xml")).output
     assert vault("verify").exit_code == 0
+
+
+# 4. one run at a time; concurrent imports lose nothing --------------------------------------
+
+def test_a_second_run_refuses_while_the_vault_is_in_use(sample_vault: VaultPaths) -> None:
+    other = FileLock(sample_vault.home / LOCK_NAME)  # as another process would hold it
+    with other:
+        (sample_vault.home / ".vault.lock.json").write_text(
+            '{"pid": 4242, "since": "2026-01-01T00:00:00+00:00", "command": "vault materialize"}')
+        refused = vault("materialize", "--select", "papers")
+        assert "in use by vault materialize (pid 4242" in one_line_error(refused)
+        waited = vault("materialize", "--select", "papers", "--wait", "0.5")
+        assert "after waiting 0.5 s" in one_line_error(waited)
+    assert vault("materialize", "--select", "papers", "-q").exit_code == 0
+    assert not (sample_vault.home / ".vault.lock.json").exists()
+
+
+def test_concurrent_imports_keep_every_reject_row(vault_paths: VaultPaths,
+                                                  tmp_path: Path) -> None:
+    runs = []
+    for n in range(4):
+        inbox = tmp_path / f"inbox{n}"
+        inbox.mkdir()
+        for k in range(5):
+            (inbox / f"bad{k}.txt").write_text(f"not a response {n} {k}")
+        runs.append(subprocess.Popen(
+            [sys.executable, "-c", "from vault_pipeline.cli import app; app()", "import",
+             str(inbox)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
+    for run in runs:
+        output, _ = run.communicate(timeout=120)
+        assert b"5 rejected" in output, output
+    rows = vault("sql", "SELECT count(*) AS n, count(DISTINCT path) AS paths "
+                        "FROM import_rejects", "-f", "json")
+    assert json.loads(rows.output) == [{"n": 20, "paths": 20}]

@@ -23,6 +23,7 @@ import typer
 
 from .cli_harvest import harvest_app
 from .errors import VaultError
+from .lock import vault_lock
 from .paths import VaultPaths
 from .raw.zone import RawZone
 from .sql import query, table_files
@@ -256,11 +257,17 @@ def materialize(
         "`ops: {splits: {config: {cutoff: '2025-01-01'}}}`).")] = None,
     strict: Annotated[bool, typer.Option(
         "--strict", help="Exit 1 when a warning-level check fails too.")] = False,
+    wait: Annotated[float, typer.Option(
+        "--wait", metavar="SECONDS", help="Wait this long for another run on the vault to "
+        "finish (default: refuse at once).")] = 0,
 ) -> None:
-    """Materialize assets in-process, recorded in the vault's Dagster instance."""
+    """Materialize assets in-process, recorded in the vault's Dagster instance (one run at a
+    time per vault)."""
     try:
         level = "DEBUG" if verbose else "WARNING" if quiet else "INFO"
-        ok = _materialize(_paths(home), select, level, _run_config(config), strict)
+        paths = _paths(home)
+        with vault_lock(paths, wait, "vault materialize"):
+            ok = _materialize(paths, select, level, _run_config(config), strict)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     if not ok:
@@ -455,7 +462,8 @@ def demo(home: HomeOption = None) -> None:
     try:
         _import(paths, [sample_dir()])
         typer.echo("cutoff for the sample: 2025-01-01 (the default is 2026-01-01)")
-        ok = _materialize(paths, None, run_config=DEMO_RUN_CONFIG)
+        with vault_lock(paths, 0, "vault demo"):
+            ok = _materialize(paths, None, run_config=DEMO_RUN_CONFIG)
         typer.echo("\nlatest papers in the vault:")
         _print_relation(query(paths, "SELECT arxiv_id, latest_version AS v, published, "
                                      "primary_category, title FROM papers "

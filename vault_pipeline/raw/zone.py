@@ -19,7 +19,7 @@ import polars as pl
 from ..errors import RawFormatError, VaultError
 from ..paths import VaultPaths
 from ..schemas import IMPORT_REJECTS, RAW_FILES
-from ..storage import atomic_write_bytes, read_table, write_table
+from ..storage import append_table, atomic_write_bytes
 from .detect import detect
 
 SIDECAR = ".meta.json"
@@ -192,8 +192,7 @@ class RawZone:
             },
             schema=IMPORT_REJECTS.polars,
         )
-        write_table(target, pl.concat([read_table(target, IMPORT_REJECTS), new]),
-                    IMPORT_REJECTS)
+        append_table(target, new, IMPORT_REJECTS)
 
     @staticmethod
     def _read_sidecar(sidecar: Path) -> RawFile:
