@@ -10,16 +10,22 @@ import subprocess
 import sys
 from pathlib import Path
 
+import polars as pl
 import pytest
 from filelock import FileLock
 from typer.testing import CliRunner
 
 from vault_pipeline.cli import app
+from vault_pipeline.documents.build import DocumentsConfig, build_documents
+from vault_pipeline.documents.convert import Task, convert_task
+from vault_pipeline.documents.outcome import TIMEOUT, Conversion
+from vault_pipeline.documents.workers import PoolSettings
 from vault_pipeline.lock import LOCK_NAME
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.raw import zone as zone_module
 from vault_pipeline.raw.detect import Detection
 from vault_pipeline.raw.zone import RawZone
+from vault_pipeline.schemas import DOCUMENT_ATTEMPTS
 
 from .conftest import SAMPLE
 
@@ -249,3 +255,36 @@ def test_concurrent_imports_keep_every_reject_row(vault_paths: VaultPaths,
     rows = vault("sql", "SELECT count(*) AS n, count(DISTINCT path) AS paths "
                         "FROM import_rejects", "-f", "json")
     assert json.loads(rows.output) == [{"n": 20, "paths": 20}]
+
+
+# 5. transient conversion failures are retried -------------------------------------------------
+
+def failing_while_marked(task: Task) -> Conversion:
+    """Runs in the worker: a timeout while the vault's scratch holds a `fail` marker."""
+    if (Path(task.scratch).parent / "fail").exists():
+        return Conversion.failure(TIMEOUT, "ran past the limit")
+    return convert_task(task)
+
+
+def test_timeouts_are_retried_within_a_budget_then_on_request(vault_paths: VaultPaths) -> None:
+    RawZone(vault_paths).import_paths([SAMPLE / "2405.13786v1.pdf"])
+    marker = vault_paths.scratch / "fail"
+    marker.touch()
+
+    def build(**kwargs) -> tuple[int, dict]:
+        timeout_s = kwargs.pop("timeout_s", 60)
+        config = DocumentsConfig(pool=PoolSettings(workers=1, timeout_s=timeout_s), **kwargs)
+        report = build_documents(vault_paths, config, convert=failing_while_marked)
+        [row] = pl.read_parquet(vault_paths.table(DOCUMENT_ATTEMPTS.name)).to_dicts()
+        return report.converted, row
+
+    assert [build()[1]["tries"] for _ in range(3)] == [1, 2, 3]  # the budget: 3 tries
+    assert build()[0] == 0
+    converted, row = build(timeout_s=120)  # a longer limit: a new try
+    assert converted == 1 and row["limits"].startswith("timeout_s 120") and row["tries"] == 4
+    assert build(timeout_s=120)[0] == 0
+    marker.unlink()  # the cause is gone: still left alone until asked
+    assert build(timeout_s=120)[0] == 0
+    converted, row = build(timeout_s=120, retry_failed=True)
+    assert converted == 1 and row["status"] == "ok" and row["tries"] is None
+    assert build(timeout_s=120, retry_failed=True)[0] == 0  # a success is never redone

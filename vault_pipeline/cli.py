@@ -121,7 +121,8 @@ LIVE_GROUP = "harvest"  # network harvests run only when selected by name or gro
 
 
 def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
-                 run_config: dict | None = None, strict: bool = False) -> bool:
+                 run_config: dict | None = None, strict: bool = False,
+                 retry_failed: bool = False) -> bool:
     """Run the selection; True when it succeeded and no error-level check failed (with
     ``strict``, no warning-level check either)."""
     import dagster as dg
@@ -136,6 +137,13 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
     try:
         selection = (_resolve_selection(defs, select) if select else
                      dg.AssetSelection.all() - dg.AssetSelection.groups(LIVE_GROUP))
+        if retry_failed and dg.AssetKey("documents") in selection.resolve(
+                defs.resolve_asset_graph()):
+            ops = {**(run_config or {}).get("ops", {})}
+            documents = ops.get("documents", {})
+            ops["documents"] = {**documents, "config": {**documents.get("config", {}),
+                                                        "retry_failed": True}}
+            run_config = {**(run_config or {}), "ops": ops}
         with _user_errors_in_one_line():
             result = dg.materialize(
                 everything, instance=instance, resources=defs.resources, selection=selection,
@@ -257,6 +265,9 @@ def materialize(
         "`ops: {splits: {config: {cutoff: '2025-01-01'}}}`).")] = None,
     strict: Annotated[bool, typer.Option(
         "--strict", help="Exit 1 when a warning-level check fails too.")] = False,
+    retry_failed: Annotated[bool, typer.Option(
+        "--retry-failed", help="Convert again every document whose last try timed out, "
+        "crashed or failed (they are retried on their own up to `max_tries`).")] = False,
     wait: Annotated[float, typer.Option(
         "--wait", metavar="SECONDS", help="Wait this long for another run on the vault to "
         "finish (default: refuse at once).")] = 0,
@@ -267,7 +278,7 @@ def materialize(
         level = "DEBUG" if verbose else "WARNING" if quiet else "INFO"
         paths = _paths(home)
         with vault_lock(paths, wait, "vault materialize"):
-            ok = _materialize(paths, select, level, _run_config(config), strict)
+            ok = _materialize(paths, select, level, _run_config(config), strict, retry_failed)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     if not ok:

@@ -284,6 +284,10 @@ DOCUMENT_ATTEMPTS = TableSchema(
         Column("converter", _str, "`pymupdf4llm` or `pylatexenc`.", False),
         Column("converter_version", _str, "Converter, cleaning and truncation versions.", False),
         Column("attempted_at", _ts, "When.", False),
+        Column("limits", _str, "Worker limits of the attempt (timeout, memory): a transient "
+               "failure (`timeout`, `crashed`, `failed`) is tried again when they change."),
+        Column("tries", pa.int32(), "Consecutive transient failures of this input (retried "
+               "while under the retry budget)."),
     ),
 )
 
