@@ -5,9 +5,12 @@ let in, and errors as one line."""
 from __future__ import annotations
 
 import gzip
+import http.server
 import json
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import polars as pl
@@ -26,6 +29,10 @@ from vault_pipeline.raw import zone as zone_module
 from vault_pipeline.raw.detect import Detection
 from vault_pipeline.raw.zone import RawZone
 from vault_pipeline.schemas import DOCUMENT_ATTEMPTS
+from vault_pipeline.sources.config import RetrySettings
+from vault_pipeline.sources.context import HarvestContext
+from vault_pipeline.sources.http import HarvestError, PoliteClient
+from vault_pipeline.sources.limiter import SharedRateLimiter
 
 from .conftest import SAMPLE
 
@@ -288,3 +295,44 @@ def test_timeouts_are_retried_within_a_budget_then_on_request(vault_paths: Vault
     converted, row = build(timeout_s=120, retry_failed=True)
     assert converted == 1 and row["status"] == "ok" and row["tries"] is None
     assert build(timeout_s=120, retry_failed=True)[0] == 0  # a success is never redone
+
+
+# 6. a trickling server neither hangs a harvest nor holds the shared request slot ------------
+
+class _Trickle(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        for _ in range(1000):  # a byte every 50 ms: each read is quick, the whole is not
+            self.wfile.write(b"x")
+            self.wfile.flush()
+            time.sleep(0.05)
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+
+def test_a_trickling_server_is_cut_at_the_deadline(tmp_path: Path) -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Trickle)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    limiter = SharedRateLimiter(tmp_path, "arxiv", 0.0)
+    policy = RetrySettings(max_attempts=1, timeout_s=1.0)
+    started = time.monotonic()
+    try:
+        with PoliteClient(limiter, policy, "test") as client, \
+                pytest.raises(HarvestError, match="within 1 s"):
+            client.get(f"http://127.0.0.1:{server.server_port}/slow")
+    finally:
+        server.shutdown()
+    assert time.monotonic() - started < 5
+    with SharedRateLimiter(tmp_path, "arxiv", 0.0, lock_timeout_s=0.1).slot():
+        pass  # the slot is free for the next harvest
+
+
+def test_a_harvest_reports_the_requests_it_sent(vault_paths: VaultPaths) -> None:
+    with HarvestContext.open(vault_paths) as ctx:
+        ctx.counter("arxiv").sent += 2
+        ctx.client("s2").counter.sent += 1
+    assert ctx.requests_sent() == {"arxiv": 2, "s2": 1}
