@@ -336,3 +336,44 @@ def test_a_harvest_reports_the_requests_it_sent(vault_paths: VaultPaths) -> None
         ctx.counter("arxiv").sent += 2
         ctx.client("s2").counter.sent += 1
     assert ctx.requests_sent() == {"arxiv": 2, "s2": 1}
+
+
+# 7 and 8. unbounded fields and the validation the README promises ---------------------------
+
+def _record(arxiv_id: str, **fields: object) -> bytes:
+    record = {"id": arxiv_id, "title": "A title", "abstract": "An abstract.",
+              "authors": "A. Author", "categories": "cs.LG",
+              "versions": [{"version": "v1", "created": "Mon, 2 Jan 2023 10:00:00 GMT"}],
+              "authors_parsed": [["Author", "A.", ""]]} | fields
+    return json.dumps(record).encode()
+
+
+def test_oversized_fields_and_impossible_dates_are_rejected_with_reasons(
+        vault_paths: VaultPaths, tmp_path: Path) -> None:
+    swapped = [{"version": "v1", "created": "Tue, 5 Mar 2024 10:00:00 GMT"},
+               {"version": "v2", "created": "Mon, 2 Jan 2023 10:00:00 GMT"}]
+    lines = [
+        _record("2301.00001"),
+        _record("2301.00002", title="T" * 10_000_000),
+        _record("2301.00003", abstract="word " * 4_000_000),
+        _record("2301.00004", versions=swapped),
+        _record("2301.00005", versions=[
+            {"version": "v1", "created": "Mon, 7 Jan 1985 10:00:00 GMT"}]),
+        _record("  2301.00006  "),
+    ]
+    snapshot = tmp_path / "hostile.jsonl"
+    snapshot.write_bytes(b"\n".join(lines) + b"\n")
+    assert vault("import", str(snapshot)).exit_code == 0
+    assert vault("materialize", "--select", "papers", "-q").exit_code == 0
+    kept = vault("sql", "SELECT arxiv_id FROM papers ORDER BY 1", "-f", "json")
+    assert json.loads(kept.output) == [{"arxiv_id": "2301.00001"}, {"arxiv_id": "2301.00006"}]
+    rejected = vault("sql", "SELECT record_id, reason, length(snippet) AS n "
+                            "FROM papers_rejected ORDER BY 1", "-f", "json")
+    rows = json.loads(rejected.output)
+    assert [(r["record_id"], r["reason"]) for r in rows] == [
+        ("2301.00002v1", "title over 2,000 characters"),
+        ("2301.00003v1", "abstract over 20,000 characters"),
+        ("2301.00004v2", "published after updated (v1 dated after a later version)"),
+        ("2301.00005v1", "date outside arXiv's range (August 1991 to today)"),
+    ]
+    assert all(r["n"] <= 200 for r in rows)  # the reject log stays small too
