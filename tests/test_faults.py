@@ -7,6 +7,8 @@ from __future__ import annotations
 import gzip
 import http.server
 import json
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -377,3 +379,24 @@ def test_oversized_fields_and_impossible_dates_are_rejected_with_reasons(
         ("2301.00005v1", "date outside arXiv's range (August 1991 to today)"),
     ]
     assert all(r["n"] <= 200 for r in rows)  # the reject log stays small too
+
+
+# kill -9 mid-run: the lock dies with the run, the next run completes --------------------------
+
+@pytest.mark.parametrize("after_s", [3.0, 8.0])
+def test_a_run_killed_mid_way_leaves_a_vault_the_next_run_completes(
+        vault_paths: VaultPaths, after_s: float) -> None:
+    assert vault("import", str(SAMPLE)).exit_code == 0
+    run = subprocess.Popen([sys.executable, "-c", "from vault_pipeline.cli import app; app()",
+                            "materialize", "-q"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, start_new_session=True)
+    time.sleep(after_s)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    result = vault("materialize", "-q")
+    assert result.exit_code == 0, result.output
+    assert papers_count() == 111
+    documents = vault("sql", "SELECT count(*) AS n, count(*) FILTER (status = 'ok' AND "
+                             "(text IS NULL OR text = '')) AS empty FROM documents", "-f", "json")
+    assert json.loads(documents.output) == [{"n": 111, "empty": 0}]
+    assert vault("verify").exit_code == 0
