@@ -29,6 +29,8 @@ class DocumentsRunConfig(dg.Config):
     max_unpacked_mb: int = ArchiveLimits().max_unpacked_bytes >> 20
     use_layout: bool = False
     tables: str = RULED  # "ruled": table search only on pages with ruled lines; "all"; "off"
+    max_tries: int = 3  # a timeout, crash or error is tried again up to this many times
+    retry_failed: bool = False  # try every such failure again now (`--retry-failed`)
 
     def to_library(self) -> DocumentsConfig:
         archive = ArchiveLimits(max_unpacked_bytes=self.max_unpacked_mb << 20)
@@ -37,7 +39,8 @@ class DocumentsRunConfig(dg.Config):
                             archive=archive)
         pool = PoolSettings(workers=self.workers, timeout_s=self.timeout_s,
                             memory_mb=self.memory_mb or None)
-        return DocumentsConfig(settings=settings, pool=pool)
+        return DocumentsConfig(settings=settings, pool=pool, max_tries=self.max_tries,
+                               retry_failed=self.retry_failed)
 
 
 @dg.multi_asset(

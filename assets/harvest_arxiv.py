@@ -12,9 +12,7 @@ from vault_pipeline.sources import fulltext, oai_pmh, semantic_scholar
 from vault_pipeline.sources.config import load_config
 from vault_pipeline.sources.context import HarvestContext
 
-from .resources import VaultResource
-
-HARVEST_GROUP = "harvest"
+from .resources import HARVEST_GROUP, VaultResource
 
 oai_days = dg.DailyPartitionsDefinition(
     start_date=load_config().arxiv.first_day.isoformat(), end_offset=0)

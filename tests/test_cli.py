@@ -30,6 +30,10 @@ def test_demo_materializes_the_graph_and_records_it(vault_paths: VaultPaths) -> 
     assert json.loads(count.output) == [{"n": 111}]
     status = vault("status")
     assert "papers" in status.output and "UTC" in status.output
+    (vault_paths.home / "a-file").write_text("x")  # an export folder under a file: one line
+    under_file = runner.invoke(app, ["export", str(vault_paths.home / "a-file" / "out")])
+    assert under_file.exit_code == 1 and "Traceback" not in under_file.output
+    assert under_file.output.startswith("error: cannot write the export")
     # The run went into the vault's own Dagster instance, as the UI would show it.
     from dagster import AssetKey, DagsterInstance
 

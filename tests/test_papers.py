@@ -7,6 +7,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from vault_pipeline.errors import VaultError
 from vault_pipeline.papers import build_papers
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.raw.zone import RawZone
@@ -88,8 +89,9 @@ def test_rejected_rows_keep_their_reason(vault_paths: VaultPaths, tmp_path: Path
     ]
 
 
-def test_a_file_that_breaks_later_is_reported_not_fatal(vault_paths: VaultPaths) -> None:
-    """A raw file damaged after import (disk, manual edit) costs one reject row, not the run."""
+def test_a_file_damaged_after_import_stops_the_build(vault_paths: VaultPaths) -> None:
+    """A raw file damaged after import (disk, manual edit) no longer matches its record: the
+    build stops and names it, rather than silently losing what it held."""
     zone = RawZone(vault_paths)
     zone.import_paths([SAMPLE, DATA / "oai_dc_listrecords.xml"])
     (dc,) = [f for f in zone.files() if f.formats == "dc"]
@@ -97,11 +99,9 @@ def test_a_file_that_breaks_later_is_reported_not_fatal(vault_paths: VaultPaths)
     target.chmod(0o644)
     target.write_bytes(target.read_bytes().replace(
         b"<ListRecords>", b"<error code='badArgument'>damaged</error><ListRecords>", 1))
-    report = build_papers(vault_paths)
-    assert report.rows == 111 and report.failed_files == 1
-    rejected = pl.read_parquet(vault_paths.table("papers_rejected"))
-    (row,) = rejected.to_dicts()
-    assert row["position"] is None and row["reason"] == "OAI-PMH error badArgument: damaged"
+    with pytest.raises(VaultError, match=r"raw zone damaged, 1 file\(s\): .*recorded"):
+        build_papers(vault_paths)
+    assert not vault_paths.table("papers").exists()
 
 
 @pytest.mark.parametrize("rebuilds", [2])

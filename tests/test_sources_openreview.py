@@ -9,7 +9,9 @@ from datetime import UTC, datetime, timedelta
 import polars as pl
 import pytest
 
+from tests.conftest import DATA
 from tests.sources_replay import ReplayServer, Reply, data, harvest_context
+from vault_pipeline.raw.zone import RawZone
 from vault_pipeline.reviews import build_reviews
 from vault_pipeline.reviews_parse import normalise_decision, parse_notes_page, score
 from vault_pipeline.schemas import PAPERS
@@ -189,3 +191,21 @@ def test_api_v1_notes_are_read_too() -> None:
     assert [(r["kind"], r["decision"]) for r in replies] == [
         ("review", "8: accept, good paper"), ("decision", "Accept (poster)")]
     assert (replies[0]["rating"], replies[0]["confidence"]) == (8.0, 4.0)
+
+
+def test_v1_invitations_of_every_form_from_an_openreview_py_dump(vault_paths) -> None:
+    """ICLR 2019 and a NeurIPS 2018 workshop, `<venue>/-/Paper<N>/<Reply>` invitations, as a
+    JSON list of `Note.to_json()` objects (how openreview-py scripts save notes)."""
+    report = RawZone(vault_paths).import_paths([DATA / "openreview_py_v1_notes.json"])
+    assert report.rejected == [] and report.added[0].kind == "openreview_notes"
+    build = build_reviews(vault_paths)
+    assert build.ignored_replies == {}
+    subs = pl.read_parquet(vault_paths.table("submissions")).sort("venue_id")
+    assert subs.select("venue_id", "decision", "ratings", "review_count").to_dicts() == [
+        {"venue_id": "ICLR.cc/2019/Conference", "decision": "Accept (poster)",
+         "ratings": [7.0, 4.0], "review_count": 2},
+        {"venue_id": "NIPS.cc/2018/Workshop/IRASL", "decision": "Accept",
+         "ratings": [3.0], "review_count": 1},
+    ]
+    kinds = pl.read_parquet(vault_paths.table("reviews"))["kind"].value_counts()
+    assert dict(kinds.iter_rows()) == {"review": 3, "meta_review": 1, "decision": 1}

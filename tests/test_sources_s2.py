@@ -3,6 +3,7 @@ one-hop reference walk into the arXiv API."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from tests.conftest import DATA
 from tests.sources_replay import ReplayServer, Reply, data, harvest_context
 from vault_pipeline.citations import build_citations
 from vault_pipeline.papers import build_papers
@@ -125,3 +127,47 @@ def test_the_walk_fetches_cited_papers_missing_from_the_vault(vault_paths) -> No
     build_papers(vault_paths)
     ids = pl.read_parquet(vault_paths.table("papers")).get_column("arxiv_id")
     assert "hep-th/9901001" in ids.to_list()
+
+
+def test_a_single_paper_keeps_one_row_per_reference(vault_paths) -> None:
+    """`GET /paper/{id}` with nested references: 5 references, 3 unresolved, 5 rows."""
+    report = RawZone(vault_paths).import_paths([DATA / "s2_paper_single.json"])
+    assert report.rejected == [] and report.added[0].kind == "s2_papers"
+    build_citations(vault_paths)
+    cites = pl.read_parquet(vault_paths.table("citations"))
+    assert cites.select("cited_position", "cited_s2_id", "cited_title").rows() == [
+        (0, "a" * 40, "Test generation"),
+        (1, None, "An unpublished report on crawling"),
+        (2, "b" * 40, "A journal paper"),
+        (3, None, "Personal communication"),
+        (4, None, None),
+    ]
+    assert set(cites["citing_arxiv_id"]) == {"2501.00001"}
+    counts = pl.read_parquet(vault_paths.table("citation_counts"))
+    assert counts.select("arxiv_id", "citation_count").rows() == [("2501.00001", 3)]
+
+
+def test_a_references_page_is_recognised_and_gives_counts(vault_paths) -> None:
+    report = RawZone(vault_paths).import_paths([DATA / "s2_references_page.json"])
+    assert report.rejected == [] and report.added[0].records == 2
+    build_citations(vault_paths)
+    counts = pl.read_parquet(vault_paths.table("citation_counts")).sort("s2_id")
+    assert counts.select("s2_id", "citation_count").rows() == [("a" * 40, 40), ("e" * 40, 2)]
+
+
+def test_on_one_day_the_read_with_a_citation_count_wins(vault_paths) -> None:
+    zone = RawZone(vault_paths)
+    full = json.loads(data("s2_batch.json"))[:1]
+    full[0]["citationCount"] = 12
+    lacking = json.loads(json.dumps(full))
+    del lacking[0]["citationCount"]
+    full_bytes = json.dumps(full).encode()
+    pad = 0  # the read without the field sorts first by checksum: the old order picked it
+    while hashlib.sha256(json.dumps(lacking).encode() + b" " * pad).hexdigest() > \
+            hashlib.sha256(full_bytes).hexdigest():
+        pad += 1
+    zone.add_bytes(full_bytes, "full.json", "https://s2/full")
+    zone.add_bytes(json.dumps(lacking).encode() + b" " * pad, "lacking.json", "https://s2/lean")
+    build_citations(vault_paths)
+    counts = pl.read_parquet(vault_paths.table("citation_counts"))
+    assert counts["citation_count"].to_list() == [12]

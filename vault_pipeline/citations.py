@@ -1,6 +1,7 @@
 """Build `citations` and `citation_counts` from the Semantic Scholar responses in the raw
-zone. Counts change over time, so each row keeps the day it was read and the newest read of a
-paper wins; a paper's references come from the newest response that listed them."""
+zone (batches, single papers, references and citations pages). Counts change over time, so
+each row keeps the day it was read and the newest read of a paper wins; a paper's references
+come from the newest response that listed them."""
 
 from __future__ import annotations
 
@@ -24,8 +25,12 @@ class CitationsReport:
     cited_with_arxiv_id: int = 0
 
 
-def _newest(frame: pl.DataFrame, key: str) -> pl.DataFrame:
-    return (frame.sort(["read_at", "raw_sha256"], descending=[True, False])
+def _newest(frame: pl.DataFrame, key: str, complete: str | None = None) -> pl.DataFrame:
+    """The newest read per ``key``; on one day, a read holding ``complete`` (a paper's
+    citation count) before one without it, then the file checksum (a stable order)."""
+    lacking = [pl.col(complete).is_null()] if complete else []
+    return (frame.sort([pl.col("read_at"), *lacking, pl.col("raw_sha256")],
+                       descending=[True, *[False] * len(lacking), False])
             .unique(key, keep="first", maintain_order=True))
 
 
@@ -40,14 +45,15 @@ def build_citations(paths: VaultPaths) -> CitationsReport:
         counts += c
         citations += r
         reads += d
-    count_frame = _newest(pl.DataFrame(counts, schema=CITATION_COUNTS.polars), "s2_id")
+    count_frame = _newest(pl.DataFrame(counts, schema=CITATION_COUNTS.polars), "s2_id",
+                          complete="citation_count")
     citation_frame = pl.DataFrame(citations, schema=CITATIONS.polars)
     read_schema = {"citing_s2_id": pl.String, "read_at": pl.Date, "raw_sha256": pl.String}
     winners = _newest(pl.DataFrame(reads, schema=read_schema), "citing_s2_id")
     citation_frame = (citation_frame.join(winners, on=["citing_s2_id", "raw_sha256"],
                                           how="semi")
                       .unique(maintain_order=True)
-                      .sort("citing_s2_id", "cited_s2_id", nulls_last=True))
+                      .sort("citing_s2_id", "cited_position", nulls_last=True))
     report.papers = write_table(paths.table(CITATION_COUNTS.name),
                                 count_frame.sort("s2_id"), CITATION_COUNTS)
     report.citations = write_table(paths.table(CITATIONS.name), citation_frame, CITATIONS)

@@ -1,7 +1,8 @@
-"""Semantic Scholar batch responses as received (``POST /paper/batch``: a JSON list aligned
-with the requested ids, ``null`` for an id S2 does not know) into citation-count rows and
-reference rows. An error envelope (``{"error": ...}``, ``{"message": ...}``) is refused at the
-raw zone's door."""
+"""Semantic Scholar responses as received into citation-count rows and reference rows:
+``POST /paper/batch`` (a JSON list aligned with the requested ids, ``null`` for an id S2 does
+not know), ``GET /paper/{id}`` (one paper with its nested ``references``) and pages of
+``/paper/{id}/references`` or ``/citations`` (their listed papers give counts). An error
+envelope (``{"error": ...}``, ``{"message": ...}``) is refused at the raw zone's door."""
 
 from __future__ import annotations
 
@@ -14,11 +15,27 @@ from .ids import parse_arxiv_id
 S2_KIND = "s2_papers"
 
 
+PAGE_ITEMS = ("citedPaper", "citingPaper")  # /paper/{id}/references, /paper/{id}/citations
+
+
+def is_page(payload: Any) -> bool:
+    """A page of ``/paper/{id}/references`` or ``/citations``: ``{offset, next?, data}``."""
+    return (isinstance(payload, dict) and "offset" in payload
+            and isinstance(payload.get("data"), list)
+            and all(isinstance(item, dict) and any(k in item for k in PAGE_ITEMS)
+                    for item in payload["data"]))
+
+
 def classify(payload: Any) -> tuple[str, int] | None:
-    """(kind, records) of a Semantic Scholar batch response; None if it is not one."""
+    """(kind, records) of a Semantic Scholar response (a batch list, one paper from
+    ``/paper/{id}``, a references or citations page); None if it is not one."""
     if isinstance(payload, dict) and ("error" in payload or set(payload) <= {"message", "code"}):
         detail = payload.get("error") or payload.get("message")
         raise RawFormatError(f"Semantic Scholar error: {detail}")
+    if isinstance(payload, dict) and isinstance(payload.get("paperId"), str):
+        return S2_KIND, 1
+    if is_page(payload):
+        return S2_KIND, len(payload["data"])
     if not isinstance(payload, list):
         return None
     for position, item in enumerate(payload):
@@ -39,12 +56,25 @@ def _ids(paper: dict) -> tuple[str | None, str | None]:
     return arxiv, doi.lower() if isinstance(doi, str) else None
 
 
-def parse_batch(payload: list, read_at: date, raw_sha256: str
+def papers_of(payload: Any) -> list:
+    """The papers a response describes in full: a batch's list, ``/paper/{id}``'s one paper,
+    the papers listed on a references or citations page (their own references unknown)."""
+    if isinstance(payload, list):
+        return payload
+    if is_page(payload):
+        listed = [item.get("citedPaper") or item.get("citingPaper") for item in payload["data"]]
+        return [{k: v for k, v in paper.items() if k not in ("references", "citations")}
+                for paper in listed if isinstance(paper, dict)]
+    return [payload]
+
+
+def parse_batch(payload: list | dict, read_at: date, raw_sha256: str
                 ) -> tuple[list[dict], list[dict], list[dict]]:
-    """(count rows, citation rows, reference reads) of one batch response. A reference read
-    says which papers had their references listed in this response (an empty list counts)."""
+    """(count rows, citation rows, reference reads) of one response (see :func:`papers_of`).
+    A reference read says which papers had their references listed in this response (an
+    empty list counts); each reference keeps its position and title, resolved or not."""
     counts, citations, reads = [], [], []
-    for paper in payload:
+    for paper in papers_of(payload):
         if paper is None or not paper.get("paperId"):
             continue
         arxiv, doi = _ids(paper)
@@ -60,11 +90,14 @@ def parse_batch(payload: list, read_at: date, raw_sha256: str
             continue
         reads.append({"citing_s2_id": paper["paperId"], "read_at": read_at,
                       "raw_sha256": raw_sha256})
-        for reference in paper["references"]:
-            cited_arxiv, cited_doi = _ids(reference or {})
+        for position, reference in enumerate(paper["references"]):
+            reference = reference or {}
+            cited_arxiv, cited_doi = _ids(reference)
             citations.append({
                 "citing_s2_id": paper["paperId"], "citing_arxiv_id": arxiv, "citing_doi": doi,
-                "cited_s2_id": (reference or {}).get("paperId"), "cited_arxiv_id": cited_arxiv,
-                "cited_doi": cited_doi, "read_at": read_at, "raw_sha256": raw_sha256,
+                "cited_s2_id": reference.get("paperId"), "cited_arxiv_id": cited_arxiv,
+                "cited_doi": cited_doi, "cited_position": position,
+                "cited_title": reference.get("title"), "read_at": read_at,
+                "raw_sha256": raw_sha256,
             })
     return counts, citations, reads

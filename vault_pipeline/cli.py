@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
+import logging
 import os
 import shutil
 import subprocess
 import sys
 import warnings
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -20,6 +23,7 @@ import typer
 
 from .cli_harvest import harvest_app
 from .errors import VaultError
+from .lock import vault_lock
 from .paths import VaultPaths
 from .raw.zone import RawZone
 from .sql import query, table_files
@@ -44,7 +48,19 @@ def _fail(message: str, code: int = 1) -> typer.Exit:
 
 
 def _paths(home: Path | None) -> VaultPaths:
-    return VaultPaths.from_env(home).ensure()
+    """The vault, created if new (commands that write)."""
+    try:
+        return VaultPaths.from_env(home).ensure()
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
+
+
+def _vault(home: Path | None) -> VaultPaths:
+    """An existing vault (read-only commands never create one)."""
+    try:
+        return VaultPaths.from_env(home).existing()
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
 
 
 def _instance(paths: VaultPaths):
@@ -74,6 +90,9 @@ def _import(paths: VaultPaths, sources: list[Path]) -> int:
     for record in report.added:
         counted = f", {record.records} records" if record.records is not None else ""
         typer.echo(f"  + {record.original_name} → {record.kind}{counted}")
+    for record in report.restored:
+        typer.echo(f"  ~ {record.original_name} → {record.kind}: restored (was missing or "
+                   "damaged in the raw zone)")
     for path, reason in report.rejected:
         typer.secho(f"  ! {path}: {reason}", fg=typer.colors.YELLOW, err=True)
     return len(report.rejected)
@@ -102,7 +121,10 @@ LIVE_GROUP = "harvest"  # network harvests run only when selected by name or gro
 
 
 def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
-                 run_config: dict | None = None) -> bool:
+                 run_config: dict | None = None, strict: bool = False,
+                 retry_failed: bool = False) -> bool:
+    """Run the selection; True when it succeeded and no error-level check failed (with
+    ``strict``, no warning-level check either)."""
     import dagster as dg
 
     # Beta notices about Dagster's own API (partitions, selections) are not the user's to act on.
@@ -115,12 +137,20 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
     try:
         selection = (_resolve_selection(defs, select) if select else
                      dg.AssetSelection.all() - dg.AssetSelection.groups(LIVE_GROUP))
-        result = dg.materialize(
-            everything, instance=instance, resources=defs.resources, selection=selection,
-            raise_on_error=False,
-            run_config={**(run_config or {}),
-                        "loggers": {"console": {"config": {"log_level": log_level}}}},
-        )
+        if retry_failed and dg.AssetKey("documents") in selection.resolve(
+                defs.resolve_asset_graph()):
+            ops = {**(run_config or {}).get("ops", {})}
+            documents = ops.get("documents", {})
+            ops["documents"] = {**documents, "config": {**documents.get("config", {}),
+                                                        "retry_failed": True}}
+            run_config = {**(run_config or {}), "ops": ops}
+        with _user_errors_in_one_line():
+            result = dg.materialize(
+                everything, instance=instance, resources=defs.resources, selection=selection,
+                raise_on_error=False,
+                run_config={**(run_config or {}),
+                            "loggers": {"console": {"config": {"log_level": log_level}}}},
+            )
     except dg.DagsterError as exc:
         raise VaultError(f"cannot materialize {select!r}: {exc}") from None
     for event in result.get_asset_materialization_events():
@@ -130,17 +160,70 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
         typer.echo(f"  materialized {materialization.asset_key.to_user_string():<22} {count}")
     checks_ok = True
     for evaluation in result.get_asset_check_evaluations():
-        mark = "ok  " if evaluation.passed else "FAIL"
-        checks_ok &= evaluation.passed
+        warning = evaluation.severity == dg.AssetCheckSeverity.WARN
+        mark = "ok  " if evaluation.passed else "WARN" if warning else "FAIL"
+        checks_ok &= evaluation.passed or (warning and not strict)
         typer.echo(f"  check {mark} {evaluation.check_name}: {evaluation.description or ''}")
     if not result.success:
         for event in result.all_events:
             if event.is_step_failure and event.step_failure_data:
-                error = event.step_failure_data.error
-                typer.secho(f"  step {event.step_key} failed: {error.message.strip()}"
-                            if error else f"  step {event.step_key} failed",
+                message = _failure_line(event.step_failure_data.error)
+                typer.secho(f"  step {event.step_key} failed: {message}",
                             fg=typer.colors.RED, err=True)
     return result.success and checks_ok
+
+
+def _root_cause(error):
+    """The innermost error of a step failure (the user's VaultError, not Dagster's wrapper)."""
+    while error is not None and error.cause is not None:
+        error = error.cause
+    return error
+
+
+USER_ERRORS = {"VaultError", "RawFormatError"}
+
+
+def _user_error(error) -> str | None:
+    """The message of a VaultError at the root of a failure, else None."""
+    root = _root_cause(error)
+    if root is None or root.cls_name not in USER_ERRORS:
+        return None
+    return root.message.strip().split(": ", 1)[-1]
+
+
+def _failure_line(error) -> str:
+    """One line for a step failure: a user error's message, else the innermost error."""
+    root = _root_cause(error)
+    return _user_error(error) or (root.message.strip().splitlines()[0] if root else "")
+
+
+def _shorten_user_errors(record: logging.LogRecord) -> bool:
+    """Cut a step or run failure caused by a VaultError to its first line (no stack)."""
+    event = getattr(record, "dagster_meta", {}).get("dagster_event")
+    error = getattr(getattr(event, "event_specific_data", None), "error", None)
+    if error is not None and _user_error(error) is not None:
+        record.msg = str(record.msg).split("\n", 1)[0]
+        record.args = ()
+    return True
+
+
+class _OneLineLogger(logging.Logger):
+    """Dagster's console logger, without the stack trace of a user error."""
+
+    def __init__(self, name: str, level: int | str = logging.NOTSET) -> None:
+        super().__init__(name, level)
+        self.addFilter(_shorten_user_errors)
+
+
+@contextlib.contextmanager
+def _user_errors_in_one_line() -> Iterator[None]:
+    """Dagster builds its console logger from the logging module's logger class."""
+    previous = logging.getLoggerClass()
+    logging.setLoggerClass(_OneLineLogger)
+    try:
+        yield
+    finally:
+        logging.setLoggerClass(previous)
 
 
 def _resolve_selection(defs, select: str):
@@ -180,12 +263,22 @@ def materialize(
     config: Annotated[Path | None, typer.Option(
         "--config", "-c", help="Run config, YAML or JSON, as Dagster takes it (e.g. "
         "`ops: {splits: {config: {cutoff: '2025-01-01'}}}`).")] = None,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="Exit 1 when a warning-level check fails too.")] = False,
+    retry_failed: Annotated[bool, typer.Option(
+        "--retry-failed", help="Convert again every document whose last try timed out, "
+        "crashed or failed (they are retried on their own up to `max_tries`).")] = False,
+    wait: Annotated[float, typer.Option(
+        "--wait", metavar="SECONDS", help="Wait this long for another run on the vault to "
+        "finish (default: refuse at once).")] = 0,
 ) -> None:
-    """Materialize assets in-process, recorded in the vault's Dagster instance."""
+    """Materialize assets in-process, recorded in the vault's Dagster instance (one run at a
+    time per vault)."""
     try:
         level = "DEBUG" if verbose else "WARNING" if quiet else "INFO"
-        ok = _materialize(_paths(home), select, level,
-                          _run_config(config))
+        paths = _paths(home)
+        with vault_lock(paths, wait, "vault materialize"):
+            ok = _materialize(paths, select, level, _run_config(config), strict, retry_failed)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     if not ok:
@@ -241,7 +334,7 @@ def sql(
     if fmt not in {"table", "csv", "json", "jsonl"}:
         raise _fail(f"unknown format {fmt!r} (table, csv, json, jsonl)")
     try:
-        _print_relation(query(_paths(home), statement), fmt, limit)
+        _print_relation(query(_vault(home), statement), fmt, limit)
     except VaultError as exc:
         raise _fail(str(exc)) from None
 
@@ -262,9 +355,9 @@ def _last_materializations(paths: VaultPaths, names: list[str]) -> dict[str, str
 @app.command()
 def status(home: HomeOption = None) -> None:
     """List the tables of the vault: rows, size, last materialization."""
-    paths = _paths(home)
+    paths = _vault(home)
     files = table_files(paths)
-    zone = RawZone(paths).files()
+    zone = RawZone(paths).files(check=False)  # `vault verify` checks them
     typer.echo(f"vault at {paths.home}")
     typer.echo(f"raw zone: {len(zone)} file(s), {sum(f.size_bytes for f in zone):,} bytes")
     if not files:
@@ -276,6 +369,21 @@ def status(home: HomeOption = None) -> None:
         rows = pq.ParquetFile(file).metadata.num_rows
         when = last.get(name, "(written outside Dagster)")
         typer.echo(f"{name:<24}{rows:>12,}{file.stat().st_size:>14,}  {when}")
+
+
+@app.command()
+def verify(home: HomeOption = None) -> None:
+    """Check every raw file against its sha256: missing, truncated or altered files are
+    listed (restore them with `vault import` of the originals); exit 1 if any."""
+    zone = RawZone(_vault(home))
+    records = zone.files(check=False)
+    problems = zone.verify(records, full=True)
+    for problem in problems:
+        typer.secho(f"  ! {problem}", fg=typer.colors.YELLOW, err=True)
+    if problems:
+        raise _fail(f"{len(problems)} of {len(records)} raw file(s) damaged: restore them "
+                    "with `vault import` of the original files")
+    typer.echo(f"raw zone: all {len(records)} file(s) match their sha256")
 
 
 @app.command("search")
@@ -305,7 +413,7 @@ def search_(
     try:
         filters = SearchFilters(view=view, before=parse_date(before, "--before"),
                                 same_field=same_field, other_fields=other_fields)
-        hits = search_vault(_paths(home), text, k=k, filters=filters, mode=mode)
+        hits = search_vault(_vault(home), text, k=k, filters=filters, mode=mode)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     for hit in hits:
@@ -339,6 +447,8 @@ def export(
         report = export_datasets(_paths(home), out_dir, overwrite=overwrite)
     except VaultError as exc:
         raise _fail(str(exc)) from None
+    except OSError as exc:  # a folder under a file, no permission, disk full
+        raise _fail(f"cannot write the export to {out_dir}: {exc.strerror or exc}") from None
     typer.echo(f"exported {report.files} files to {report.out_dir} "
                f"(cutoff {report.cutoff}, seed {report.seed})")
     for table, rows in report.rows.items():
@@ -363,7 +473,8 @@ def demo(home: HomeOption = None) -> None:
     try:
         _import(paths, [sample_dir()])
         typer.echo("cutoff for the sample: 2025-01-01 (the default is 2026-01-01)")
-        ok = _materialize(paths, None, run_config=DEMO_RUN_CONFIG)
+        with vault_lock(paths, 0, "vault demo"):
+            ok = _materialize(paths, None, run_config=DEMO_RUN_CONFIG)
         typer.echo("\nlatest papers in the vault:")
         _print_relation(query(paths, "SELECT arxiv_id, latest_version AS v, published, "
                                      "primary_category, title FROM papers "

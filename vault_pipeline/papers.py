@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
+import zlib
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -227,9 +228,11 @@ def stage_candidates(zone: RawZone, raws: Iterable[RawFile], staging: Staging,
                             if streamable else None)
                 rejected += streamed if streamed is not None else batches.stage(
                     raw, parse_raw_file(path, raw.kind, raw.wrapper), report)
-            except (RawFormatError, OSError) as exc:
+            except (RawFormatError, OSError, EOFError, zlib.error) as exc:
+                # one unreadable file (a gzip cut short, say) is quarantined with its
+                # reason; every other file still builds
                 report.failed_files += 1
-                rejected.append(_file_reject(raw, str(exc)))
+                rejected.append(_file_reject(raw, f"unreadable file: {exc}"))
     finally:
         batches.close()
     return pl.concat(rejected) if rejected else PAPERS_REJECTED.polars.to_frame()

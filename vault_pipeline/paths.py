@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import VaultError
+
 DEFAULT_HOME = "vault_home"
 
 
@@ -46,6 +48,20 @@ class VaultPaths:
         return self.tables / f"{name}.parquet"
 
     def ensure(self) -> VaultPaths:
-        for directory in (self.raw, self.tables, self.dagster_home, self.scratch):
-            directory.mkdir(parents=True, exist_ok=True)
+        """Create the vault's folders; a root that cannot hold them is a VaultError."""
+        if self.home.exists() and not self.home.is_dir():
+            raise VaultError(f"{self.home} is a file, not a vault folder (check --home)")
+        try:
+            for directory in (self.raw, self.tables, self.dagster_home, self.scratch):
+                directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise VaultError(f"cannot create the vault at {self.home}: "
+                             f"{exc.strerror or exc}") from None
+        return self
+
+    def existing(self) -> VaultPaths:
+        """This vault, which must already exist: read-only commands never create one."""
+        if not (self.raw.is_dir() or self.tables.is_dir()):
+            raise VaultError(f"no vault at {self.home} (run `vault import` or `vault demo` "
+                             "first, or pass --home)")
         return self

@@ -15,7 +15,13 @@ import polars as pl
 
 from .paths import VaultPaths
 from .raw.zone import RawZone
-from .reviews_parse import GROUPS_KIND, NOTES_KIND, names_from_groups, parse_notes_page
+from .reviews_parse import (
+    GROUPS_KIND,
+    NOTES_KIND,
+    names_from_groups,
+    normalise_decision,
+    parse_notes_page,
+)
 from .reviews_parse import decision_from_venue as _decision_from_venue
 from .schemas import PAPERS, REVIEWS, SUBMISSIONS
 from .storage import write_table
@@ -80,18 +86,26 @@ def aggregate(submissions: pl.DataFrame, replies: pl.DataFrame) -> pl.DataFrame:
     scores = reviews.group_by("forum_id").agg(
         ratings=pl.col("rating").drop_nulls(), confidences=pl.col("confidence").drop_nulls(),
         review_count=pl.len().cast(pl.Int32))
-    decisions = (replies.filter(pl.col("kind") == "decision")
-                 .sort("modified", descending=True, nulls_last=True)
+    newest_first = replies.filter(pl.col("decision").is_not_null()).sort(
+        "modified", descending=True, nulls_last=True)
+    decisions = (newest_first.filter(pl.col("kind") == "decision")
                  .unique("forum_id", keep="first")
                  .select("forum_id", decision_reply="decision"))
+    # API v1 venues without Decision notes (ICLR 2019) decide in the meta-review's
+    # recommendation ("Accept (Poster)")
+    recommended = (newest_first.filter(pl.col("kind") == "meta_review")
+                   .unique("forum_id", keep="first")
+                   .select("forum_id", decision_meta=pl.col("decision").map_elements(
+                       normalise_decision, return_dtype=pl.String)))
     merged = submissions.join(scores, on="forum_id", how="left").join(
-        decisions, on="forum_id", how="left")
+        decisions, on="forum_id", how="left").join(recommended, on="forum_id", how="left")
     implied = [
         _decision_from_venue(v, vid, venue)
         for v, vid, venue in merged.select("venue_id", "venueid", "venue").iter_rows()
     ]
     return merged.with_columns(
-        decision=pl.coalesce("decision_reply", pl.Series(implied, dtype=pl.String)),
+        decision=pl.coalesce("decision_reply", "decision_meta",
+                             pl.Series(implied, dtype=pl.String)),
         mean_rating=pl.col("ratings").list.mean(),
         review_count=pl.col("review_count").fill_null(0),
     )

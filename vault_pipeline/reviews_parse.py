@@ -1,5 +1,6 @@
 """OpenReview pages as received (API v2 ``{"notes": [...]}`` with ``details.replies``, API v1
-with ``details.directReplies``, and ``{"groups": [...]}`` venue groups) into rows.
+with ``details.directReplies``, a JSON list of notes as openreview-py dumps them, and
+``{"groups": [...]}`` venue groups) into rows.
 
 API v2 wraps every content field as ``{"value": ...}``; v1 does not; both are read. Reply kinds
 come from the invitation name after ``/-/`` (``Official_Review``, ``Meta_Review``,
@@ -25,9 +26,24 @@ RATING_ALIASES = ("rating", "overall_rating", "final_rating")
 _NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(?::|$|\s)")
 
 
+def _is_note(item: Any) -> bool:
+    return (isinstance(item, dict) and isinstance(item.get("id"), str)
+            and ("invitation" in item or "invitations" in item))
+
+
+def notes_of(payload: Any) -> list:
+    """The notes of a page (``{"notes": [...]}``) or of a list of notes as openreview-py
+    dumps them (``[note.to_json() for note in notes]``)."""
+    if isinstance(payload, list):
+        return payload
+    return payload.get("notes", []) if isinstance(payload, dict) else []
+
+
 def classify(payload: Any) -> tuple[str, int] | None:
     """(kind, records) of an OpenReview page; None if it is not one; RawFormatError if it
     is an OpenReview error envelope or a broken page."""
+    if isinstance(payload, list) and payload and _is_note(payload[0]):
+        payload = {"notes": payload}  # openreview-py's dump: checked as a page
     if not isinstance(payload, dict):
         return None
     if {"name", "message"} <= payload.keys() and ("status" in payload or
@@ -85,8 +101,11 @@ def timestamp(ms: Any) -> datetime | None:
 
 
 def invitation_names(note: dict) -> list[str]:
+    """The reply type of each invitation, its last path segment, in every form:
+    ``<venue>/Submission<N>/-/Official_Review`` (v2), ``<venue>/Paper<N>/-/Official_Review``
+    and ``<venue>/-/Paper<N>/Official_Review`` (v1), ``<venue>/-/Acceptance_Decision``."""
     invitations = note.get("invitations") or [note.get("invitation") or ""]
-    return [i.rsplit("/-/", 1)[-1] for i in invitations if i]
+    return [i.rsplit("/-/", 1)[-1].rsplit("/", 1)[-1] for i in invitations if i]
 
 
 def venue_of(note: dict) -> str | None:
@@ -201,12 +220,12 @@ def submission_row(note: dict, venue_id: str) -> dict:
     }
 
 
-def parse_notes_page(payload: dict, names: dict[str, dict[str, set[str]]] | None = None
+def parse_notes_page(payload: dict | list, names: dict[str, dict[str, set[str]]] | None = None
                      ) -> tuple[list[dict], list[dict], dict[str, int]]:
     """(submission rows, reply rows, ignored replies by invitation name) of one page."""
     names = names or {}
     submissions, replies, ignored = [], [], {}
-    for note in payload.get("notes", []):
+    for note in notes_of(payload):
         venue_id = venue_of(note)
         if venue_id is None:
             ignored["(no venue)"] = ignored.get("(no venue)", 0) + 1

@@ -197,8 +197,8 @@ REVIEWS = TableSchema(
 
 CITATIONS = TableSchema(
     "citations",
-    "References read from Semantic Scholar: one row per (citing, cited) pair, from the newest "
-    "read of the citing paper's references.",
+    "References read from Semantic Scholar: one row per reference of a citing paper (an "
+    "unresolved one too), from the newest read of the citing paper's references.",
     (
         Column("citing_s2_id", _str, "Semantic Scholar paper id of the citing paper.", False),
         Column("citing_arxiv_id", _str, "arXiv id of the citing paper."),
@@ -207,6 +207,9 @@ CITATIONS = TableSchema(
                "S2 could not resolve the reference."),
         Column("cited_arxiv_id", _str, "arXiv id of the cited paper (version-less)."),
         Column("cited_doi", _str, "DOI of the cited paper."),
+        Column("cited_position", pa.int32(), "Position of the reference in the citing paper's "
+               "list (0 first): one row per reference, resolved or not."),
+        Column("cited_title", _str, "Title of the reference as Semantic Scholar lists it."),
         Column("read_at", _date, "Day Semantic Scholar was read.", False),
         Column("raw_sha256", _str, "sha256 of the raw response.", False),
     ),
@@ -284,6 +287,10 @@ DOCUMENT_ATTEMPTS = TableSchema(
         Column("converter", _str, "`pymupdf4llm` or `pylatexenc`.", False),
         Column("converter_version", _str, "Converter, cleaning and truncation versions.", False),
         Column("attempted_at", _ts, "When.", False),
+        Column("limits", _str, "Worker limits of the attempt (timeout, memory): a transient "
+               "failure (`timeout`, `crashed`, `failed`) is tried again when they change."),
+        Column("tries", pa.int32(), "Consecutive transient failures of this input (retried "
+               "while under the retry budget)."),
     ),
 )
 

@@ -1,5 +1,9 @@
 """DuckDB over the vault: every Parquet table is a view named after it, so
-``SELECT count(*) FROM papers`` works with no setup."""
+``SELECT count(*) FROM papers`` works with no setup.
+
+The connection is read-only by construction: DuckDB may open the vault's table files and
+nothing else (no COPY over a table, no ATTACH, no reading or writing other files), its
+configuration is locked so a query cannot lift that, and only queries are accepted."""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ import duckdb
 from .errors import VaultError
 from .paths import VaultPaths
 
+QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
+
 
 def table_files(paths: VaultPaths) -> dict[str, Path]:
     if not paths.tables.exists():
@@ -18,18 +24,35 @@ def table_files(paths: VaultPaths) -> dict[str, Path]:
 
 
 def connect(paths: VaultPaths) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with one view per table."""
+    """An in-memory DuckDB connection with one view per table, sealed: only the table files
+    may be opened, for reading, and the configuration cannot be changed back."""
     connection = duckdb.connect(":memory:")
-    for name, file in table_files(paths).items():
-        literal = str(file).replace("'", "''")
-        connection.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM read_parquet('{literal}')")
+    literals = {name: "'" + str(file).replace("'", "''") + "'"
+                for name, file in table_files(paths).items()}
+    for name, literal in literals.items():
+        connection.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM read_parquet({literal})")
+    connection.execute(f"SET allowed_paths = [{', '.join(literals.values())}]")
+    connection.execute("SET enable_external_access = false")
+    connection.execute("SET autoinstall_known_extensions = false")
+    connection.execute("SET autoload_known_extensions = false")
+    connection.execute("SET lock_configuration = true")
     return connection
 
 
+def _only_queries(connection: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Refuse anything but queries (COPY, ATTACH, CREATE, INSERT, SET, PRAGMA...)."""
+    for statement in connection.extract_statements(sql):
+        if statement.type not in QUERY_STATEMENTS:
+            kind = statement.type.name.replace("_STATEMENT", "")
+            raise VaultError(f"{kind} refused: `vault sql` is read-only and runs queries only")
+
+
 def query(paths: VaultPaths, sql: str) -> duckdb.DuckDBPyRelation:
-    """Run one query; a bad query or a missing table is a VaultError with DuckDB's message."""
+    """Run one query; a bad query, a write or a missing table is a VaultError with DuckDB's
+    message."""
     connection = connect(paths)
     try:
+        _only_queries(connection, sql)
         relation = connection.sql(sql)
     except duckdb.Error as exc:
         message = str(exc).splitlines()[0]

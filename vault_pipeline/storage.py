@@ -12,6 +12,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
+from filelock import FileLock
 
 from .schemas import TableSchema
 
@@ -58,3 +59,10 @@ def read_table(target: Path, schema: TableSchema) -> pl.DataFrame:
     if not target.exists():
         return pl.from_arrow(schema.empty())  # type: ignore[return-value]
     return pl.read_parquet(target)
+
+
+def append_table(target: Path, rows: pl.DataFrame, schema: TableSchema) -> int:
+    """Append rows to a table: read, concatenate and write under a lock of that table, so
+    that concurrent appenders (two imports at once) never lose each other's rows."""
+    with FileLock(target.with_name(f".{target.name}.lock"), thread_local=False):
+        return write_table(target, pl.concat([read_table(target, schema), rows]), schema)

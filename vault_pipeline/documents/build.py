@@ -31,7 +31,7 @@ from ..storage import atomic_path, read_table, write_table
 from .cleaning import CLEANING_VERSION
 from .convert import LATEX, PDF, Settings, Task, convert_task
 from .naming import arxiv_id_of
-from .outcome import NO_SOURCE, OK, SUCCESS, UNIDENTIFIED, Conversion
+from .outcome import NO_SOURCE, OK, SUCCESS, TRANSIENT, UNIDENTIFIED, Conversion
 from .workers import PoolSettings, run_isolated
 
 RAW_KINDS = {"pdf": PDF, "eprint": LATEX}
@@ -44,6 +44,13 @@ ABSTRACT_CONVERTER = "abstract"
 class DocumentsConfig:
     settings: Settings = field(default_factory=Settings)
     pool: PoolSettings = field(default_factory=PoolSettings)
+    max_tries: int = 3  # transient failures of one input before it is left alone
+    retry_failed: bool = False  # try every transient failure again, whatever its tries
+
+    @property
+    def limits(self) -> str:
+        """The worker limits an attempt ran under: part of a transient failure's key."""
+        return f"timeout_s {self.pool.timeout_s:g}; memory_mb {self.pool.memory_mb}"
 
 
 @dataclass(frozen=True)
@@ -146,8 +153,13 @@ class Journal:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def _attempt_row(item: Input, result: Conversion, settings: Settings) -> dict:
-    converter, version = settings.converter(item.kind)
+def _attempt_row(item: Input, result: Conversion, config: DocumentsConfig,
+                 previous: dict | None) -> dict:
+    converter, version = config.settings.converter(item.kind)
+    tries = None
+    if result.status in TRANSIENT:  # rows of older versions have no count: one try
+        repeated = previous is not None and previous["status"] in TRANSIENT
+        tries = (previous.get("tries") or 1) + 1 if repeated else 1
     return {
         "sha256": item.sha256, "kind": item.kind, "arxiv_id": item.arxiv_id,
         "input_name": item.name, "status": result.status, "error": result.error,
@@ -156,7 +168,7 @@ def _attempt_row(item: Input, result: Conversion, settings: Settings) -> dict:
         "converter_version": version, "attempted_at": datetime.now(UTC),
         "text": result.text, "references": result.references, "appendix": result.appendix,
         "truncated": result.truncated, "hidden_chars": result.hidden_chars,
-        "notes": result.notes,
+        "notes": result.notes, "limits": config.limits, "tries": tries,
     }
 
 
@@ -205,9 +217,18 @@ class DocumentsBuild:
         attempt = self.attempts.get(item.sha256)
         if attempt is None:
             return False
+        if attempt["status"] in TRANSIENT:
+            return not self._retry(attempt)
         if attempt["status"] != OK:
             return True
         return item.sha256 in self.text_from_table or item.sha256 in self.journal_shas
+
+    def _retry(self, attempt: dict) -> bool:
+        """Whether a transient failure is tried again: on request, under other limits (a
+        longer timeout), or while its tries are within the budget."""
+        tries = attempt.get("tries") or 1
+        return (self.config.retry_failed or attempt.get("limits") != self.config.limits
+                or tries < self.config.max_tries)
 
     def convert_all(self, items: list[Input]) -> None:
         todo = [item for item in items if not self._has_result(item)]
@@ -219,7 +240,8 @@ class DocumentsBuild:
         work = (Task(item.sha256, item.kind, str(item.path), str(self.unpack_dir), settings)
                 for item in todo)
         for task, result in run_isolated(work, self.config.pool, self.convert):
-            row = _attempt_row(tasks[task.key], result, settings)
+            row = _attempt_row(tasks[task.key], result, self.config,
+                               self.attempts.get(task.key))
             self.journal.add(row)
             self.attempts[task.key] = {k: v for k, v in row.items() if k not in TEXT_COLUMNS}
             self.journal_shas.add(task.key)

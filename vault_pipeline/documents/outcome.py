@@ -19,6 +19,9 @@ NO_SOURCE = "no_source"  # no PDF or e-print in the raw zone: abstract only
 UNIDENTIFIED = "unidentified"  # converted, but no arXiv id in its name or origin
 
 SUCCESS = frozenset({OK, UNIDENTIFIED})
+TRANSIENT = frozenset({TIMEOUT, CRASHED, FAILED})
+"""Failures that another try may not repeat (a busy machine, a limit since raised, a bug
+since fixed): retried within a budget, unlike the verdicts on the file itself."""
 
 
 class ConversionError(Exception):

@@ -9,6 +9,8 @@ would be computed twice."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import polars as pl
 
 from ..ids import id_and_version
@@ -69,19 +71,41 @@ def null_if_empty(column: str) -> pl.Expr:
     return pl.when(pl.col(column).list.len() > 0).then(pl.col(column))
 
 
-REJECT_RULES: tuple[tuple[str, pl.Expr], ...] = (
-    ("missing or invalid arXiv id", pl.col("arxiv_id").is_null()),
-    ("empty title", pl.col("title").is_null()),
-    ("empty abstract", pl.col("abstract").is_null()),
-    ("no authors", pl.col("authors").is_null()),
-    ("missing or unreadable v1 date", pl.col("published").is_null()),
-    ("published after updated", pl.col("published") > pl.col("updated")),
-)
+FIRST_DAY = date(1991, 8, 1)
+"""arXiv's first day: an earlier date is a parse error or a forgery."""
+MAX_CHARS = {"title": 2_000, "abstract": 20_000, "comments": 10_000, "journal_ref": 2_000,
+             "doi": 500, "license": 500}
+"""Caps far above any real record (arXiv's own abstract limit is 1,920 characters): a
+field past one is hostile or broken input, and would flood every stage after this one."""
+MAX_AUTHORS = 10_000  # the largest collaborations sign about 5,000
+
+
+def _too_long() -> tuple[tuple[str, pl.Expr], ...]:
+    return tuple((f"{name} over {limit:,} characters", pl.col(name).str.len_chars() > limit)
+                 for name, limit in MAX_CHARS.items())
+
+
+def reject_rules() -> tuple[tuple[str, pl.Expr], ...]:
+    """(reason, condition) in order: the first that holds is the row's reason. Built per
+    plan, so "today" is the day of the build, not of the process start."""
+    return (
+        ("missing or invalid arXiv id", pl.col("arxiv_id").is_null()),
+        ("empty title", pl.col("title").is_null()),
+        ("empty abstract", pl.col("abstract").is_null()),
+        ("no authors", pl.col("authors").is_null()),
+        ("missing or unreadable v1 date", pl.col("published").is_null()),
+        ("published after updated (v1 dated after a later version)",
+         pl.col("published") > pl.col("updated")),
+        ("date outside arXiv's range (August 1991 to today)",
+         (pl.col("published") < FIRST_DAY) | (pl.col("updated") > pl.lit(date.today()))),
+        *_too_long(),
+        (f"more than {MAX_AUTHORS:,} authors", pl.col("authors").list.len() > MAX_AUTHORS),
+    )
 
 
 def _reason() -> pl.Expr:
     expr = pl.lit(None, dtype=pl.String)
-    for reason, condition in reversed(REJECT_RULES):
+    for reason, condition in reversed(reject_rules()):
         expr = pl.when(condition).then(pl.lit(reason)).otherwise(expr)
     return expr
 

@@ -153,6 +153,8 @@ def _line_error(line: bytes) -> str:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         return f"invalid JSON: {exc.msg} (column {exc.colno})"
+    except RecursionError:
+        return "JSON nested too deeply"
     if not isinstance(value, dict):
         return f"JSON {type(value).__name__}, expected an object"
     return "fields of unexpected types for the snapshot schema"
@@ -200,23 +202,35 @@ def snapshot_candidates(records: pl.LazyFrame, *keep: str) -> pl.LazyFrame:
         .str.replace_all(WHITESPACE_TO_COLLAPSE, " ").str.replace_all(r",? and ", ", ")
         .str.split(", ")
     )
+    numbers = pl.col("versions").list.eval(
+        pl.element().struct.field("version").str.strip_prefix("v").cast(pl.Int32, strict=False))
     return records.with_columns(
         _created=created,
+        _numbers=numbers,
         _max_version=max_version,
         _has_parsed=pl.col("authors_parsed").list.len() > 0,
         _categories=pl.col("categories").str.split(" "),
+        _id=pl.col("id").str.strip_chars(),
+    ).with_columns(
+        # v1's date and the last version's date, by version number, never min and max: a v1
+        # dated after a later version must stay visible to validation, not be swapped
+        _v1=pl.col("_created").list.get(pl.col("_numbers").list.arg_min(), null_on_oob=True),
+        _last=pl.col("_created").list.get(pl.col("_numbers").list.arg_max(), null_on_oob=True),
+        _earliest=pl.col("_created").list.min(),
     ).select(
         *keep,
         raw_id=pl.when(pl.col("_max_version").is_not_null())
-        .then(pl.col("id") + pl.lit("v") + pl.col("_max_version").cast(pl.String))
-        .otherwise(pl.col("id")),
+        .then(pl.col("_id") + pl.lit("v") + pl.col("_max_version").cast(pl.String))
+        .otherwise(pl.col("_id")),
         title=pl.col("title"),
         abstract=pl.col("abstract"),
         authors=pl.when(pl.col("_has_parsed")).then(parsed_names).otherwise(fallback_names),
         categories=pl.col("_categories"),
         primary_category=pl.col("_categories").list.first(),
-        published=pl.col("_created").list.min(),
-        updated=pl.col("_created").list.max(),
+        published=pl.coalesce("_v1", "_earliest"),
+        # a later version dated before v1 shows as an update before publication (rejected)
+        updated=pl.when(pl.col("_earliest") < pl.col("_v1")).then("_earliest")
+        .otherwise(pl.coalesce("_last", "_earliest")),
         doi=pl.col("doi"),
         journal_ref=pl.col("journal-ref"),
         comments=pl.col("comments"),

@@ -9,6 +9,7 @@ import gzip
 import io
 import json
 import re
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,11 +93,7 @@ def detect(path: Path) -> Detection:
     if b"%PDF-" in head[:1024]:
         return Detection("pdf", None, ".pdf")
     if head[:2] == b"\x1f\x8b":
-        try:
-            with gzip.open(path, "rb") as handle:
-                inner = handle.read(PROBE_BYTES)
-        except (OSError, EOFError) as exc:
-            raise RawFormatError(f"unreadable gzip: {exc}") from exc
+        inner = _gunzip_checked(path)
         if _snapshot_lines(inner):
             return Detection("arxiv_snapshot", "gzip", ".jsonl.gz")
         if (eprint := _eprint(inner)) is not None:
@@ -125,6 +122,19 @@ def detect(path: Path) -> Detection:
     records, sources = _count_records(path, detection.kind, detection.wrapper)
     formats = ",".join(sorted(s.removeprefix("oai_") for s in sources)) or None
     return Detection(detection.kind, detection.wrapper, detection.extension, records, formats)
+
+
+def _gunzip_checked(path: Path) -> bytes:
+    """The first bytes of a gzip file, after reading its whole stream: a download cut short
+    fails its end-of-stream or CRC check here, at the door, not in every later build."""
+    try:
+        with gzip.open(path, "rb") as handle:
+            inner = handle.read(PROBE_BYTES)
+            while handle.read(1 << 20):
+                pass
+    except (OSError, EOFError, zlib.error) as exc:
+        raise RawFormatError(f"unreadable gzip (truncated or corrupt): {exc}") from None
+    return inner
 
 
 def _eprint(inner: bytes) -> Detection | None:

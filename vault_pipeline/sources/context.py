@@ -11,7 +11,7 @@ from ..paths import VaultPaths
 from ..raw.zone import RawFile, RawZone
 from .config import HarvestConfig, load_config, secret, state_dir
 from .cursor import CursorStore
-from .http import PoliteClient
+from .http import PoliteClient, RequestCounter
 from .limiter import SharedRateLimiter
 
 Progress = Callable[[int, int | None, str], None]
@@ -28,6 +28,7 @@ class HarvestContext:
     config: HarvestConfig
     progress: Progress = no_progress
     _clients: dict[str, PoliteClient] = field(default_factory=dict)
+    _counters: dict[str, RequestCounter] = field(default_factory=dict)
 
     @classmethod
     def open(cls, paths: VaultPaths, config: HarvestConfig | None = None,
@@ -55,11 +56,16 @@ class HarvestContext:
             if service == "s2" and (key := secret("s2_api_key")):
                 headers["x-api-key"] = key
             self._clients[service] = PoliteClient(self.limiter(service), self.config.retry,
-                                                  self.config.user_agent, headers)
+                                                  self.config.user_agent, headers,
+                                                  self.counter(service))
         return self._clients[service]
 
+    def counter(self, service: str) -> RequestCounter:
+        """The requests sent to ``service`` in this harvest (kept after :meth:`close`)."""
+        return self._counters.setdefault(service, RequestCounter())
+
     def requests_sent(self) -> dict[str, int]:
-        return {name: client.counter.sent for name, client in self._clients.items()}
+        return {name: counter.sent for name, counter in self._counters.items() if counter.sent}
 
     def store(self, data: bytes, name: str, origin: str) -> tuple[RawFile, bool]:
         """Put a received response into the raw zone (checked there, stored once)."""

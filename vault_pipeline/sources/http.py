@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -130,10 +131,11 @@ class PoliteClient:
     a descriptive User-Agent."""
 
     def __init__(self, limiter: SharedRateLimiter, policy: RetrySettings, user_agent: str,
-                 headers: Mapping[str, str] | None = None):
+                 headers: Mapping[str, str] | None = None,
+                 counter: RequestCounter | None = None):
         self.limiter = limiter
         self.policy = policy
-        self.counter = RequestCounter()
+        self.counter = counter or RequestCounter()
         self._client = httpx.Client(
             headers={"User-Agent": user_agent, **(headers or {})},
             timeout=httpx.Timeout(policy.timeout_s),
@@ -144,13 +146,31 @@ class PoliteClient:
     def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         def send() -> httpx.Response:
             try:
-                return self._client.request(method, url, **kwargs)
+                return self._read_by_deadline(self._client.build_request(method, url, **kwargs))
             except httpx.TransportError as exc:
                 raise TransientError(f"{type(exc).__name__}: {exc}") from exc
 
         described = httpx.URL(url, params=kwargs.get("params"))
         return send_politely(send, self.limiter, self.policy, f"{method} {described}",
                              self.counter)
+
+    def _read_by_deadline(self, request: httpx.Request) -> httpx.Response:
+        """The whole exchange within ``timeout_s``: httpx's timeouts bound each read, so a
+        server trickling a byte a second would otherwise hold the service's request slot
+        (and every other harvest of it) for as long as it likes."""
+        deadline = time.monotonic() + self.policy.timeout_s
+        response = self._client.send(request, stream=True)
+        try:
+            chunks = []
+            for chunk in response.iter_raw():
+                chunks.append(chunk)
+                if time.monotonic() > deadline:
+                    raise TransientError(f"no whole response within {self.policy.timeout_s:g} s "
+                                         "(the server sends too slowly)")
+        finally:
+            response.close()
+        return httpx.Response(response.status_code, headers=response.headers,
+                              content=b"".join(chunks), request=request)
 
     def get(self, url: str, **kwargs: Any) -> httpx.Response:
         return self.request("GET", url, **kwargs)
@@ -182,11 +202,20 @@ class PoliteAdapter(HTTPAdapter):
 
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
         kwargs["timeout"] = kwargs.get("timeout") or self.policy.timeout_s
+        kwargs["stream"] = True
 
         def attempt() -> requests.Response:
             try:
                 response = super(PoliteAdapter, self).send(request, **kwargs)
-                _ = response.content  # read the body inside the slot: one exchange at a time
+                deadline = time.monotonic() + self.policy.timeout_s
+                chunks = []
+                for chunk in response.raw.stream(1 << 16, decode_content=True):
+                    chunks.append(chunk)
+                    if time.monotonic() > deadline:  # see PoliteClient._read_by_deadline
+                        response.close()
+                        raise TransientError(f"no whole response within "
+                                             f"{self.policy.timeout_s:g} s")
+                response._content = b"".join(chunks)  # read inside the slot, by the deadline
                 return response
             except (requests.ConnectionError, requests.Timeout) as exc:
                 raise TransientError(f"{type(exc).__name__}") from exc

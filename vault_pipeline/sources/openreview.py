@@ -66,7 +66,7 @@ def connect(ctx: HarvestContext, api: int = 2) -> VenueClient:
     client.token = None
     client.headers.pop("Authorization", None)
     client.headers["User-Agent"] = ctx.config.user_agent
-    counter = RequestCounter()
+    counter = ctx.counter("openreview")
     adapter = PoliteAdapter(ctx.limiter("openreview"), ctx.config.retry, counter)
     for prefix in list(client.session.adapters):
         client.session.mount(prefix, adapter)

@@ -160,6 +160,9 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
     for row in rows:
         if row["split"] is None:
             row["split"] = assignment[row["arxiv_id"]]
+    if not rows:  # no metadata yet (PDFs alone, say): empty splits, not a crash
+        report.warnings.append("no papers (no metadata in the raw zone): the splits are empty")
+        return SPLITS.polars.to_frame(), report
     frame = pl.DataFrame(rows, schema_overrides={"published": pl.Date}, infer_schema_length=None)
     frame = frame.with_columns(pl.lit(settings.cutoff).alias("cutoff"),
                                pl.lit(settings.seed, pl.Int64).alias("seed"))
