@@ -83,7 +83,8 @@ def normalize_title(text: str) -> str:
 def join_lines(lines: Sequence[str]) -> str:
     """Lines of one paragraph as one string: a word hyphenated at a line end is joined
     (``repre-`` + ``sentation``), a compound already holding a hyphen keeps it
-    (``state-of-the-`` + ``art``); other lines are joined with a space."""
+    (``state-of-the-`` + ``art``), ``pre-`` + ``and post-`` stays apart; other lines are
+    joined with a space."""
     out = ""
     for line in lines:
         line = line.strip()
@@ -93,8 +94,11 @@ def join_lines(lines: Sequence[str]) -> str:
             out = line
             continue
         word = out.rsplit(" ", 1)[-1]
-        if (len(word) > 2 and word.endswith("-") and word[-2].isalpha()
-                and "-" not in word[:-1] and line[0].islower()):
+        hyphenated = len(word) > 2 and word.endswith("-") and word[-2].isalpha() and \
+            line[0].islower() and line.split(" ", 1)[0] not in ("and", "or", "to")
+        if hyphenated and "-" in word[:-1]:
+            out += line  # a compound broken at one of its own hyphens
+        elif hyphenated:
             out = out[:-1] + line
         else:
             out = f"{out} {line}"
@@ -292,6 +296,21 @@ def _paragraphs(lines: list[Line]) -> list[str]:
     return [("- " if bullet or len(items) > 1 else "") + join_lines(item) for item in items]
 
 
+def footnotes(blocks: list[Block], body: float) -> set[int]:
+    """Small print with no body text under it in its column (footnotes): read after the
+    page's text, so that a paragraph running from one column into the next is not cut by the
+    footnotes between them. Small print with text under it (an abstract, references set
+    small) stays where it is."""
+    def is_small(block: Block) -> bool:
+        return block.table is None and max(ln.size for ln in block.lines) < body - SMALLER
+
+    small = {i for i, block in enumerate(blocks) if is_small(block)}
+    return {i for i in small if not any(
+        j not in small and other.bbox[1] >= blocks[i].bbox[3]
+        and other.bbox[0] < blocks[i].bbox[2] and other.bbox[2] > blocks[i].bbox[0]
+        for j, other in enumerate(blocks))}
+
+
 def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
     """The Markdown of ``doc`` (see the module docstring)."""
     check_table_mode(tables)
@@ -309,10 +328,7 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
     for number, (page, blocks) in enumerate(zip(doc, pages, strict=True)):
         front_matter = front_matter and number == 0
         order = reading_order([b.bbox for b in blocks], page.rect.width)
-        # Footnotes and other small print after the page's text, so that a paragraph running
-        # from one column into the next is not cut by the footnotes between them.
-        small = {i for i in order if blocks[i].table is None
-                 and max(line.size for line in blocks[i].lines) < styles.body - SMALLER}
+        small = footnotes(blocks, styles.body)
         for index in [i for i in order if i not in small] + [i for i in order if i in small]:
             block = blocks[index]
             if block.table is not None:
