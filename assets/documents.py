@@ -8,7 +8,7 @@ from vault_pipeline.documents import quality
 from vault_pipeline.documents.archive import ArchiveLimits
 from vault_pipeline.documents.build import DocumentsConfig, build_documents
 from vault_pipeline.documents.cleaning import DEFAULT_MAX_CHARS
-from vault_pipeline.documents.convert import Settings
+from vault_pipeline.documents.convert import DEFAULT_PDF_CONVERTER, Settings
 from vault_pipeline.documents.pdf import RULED, PdfLimits
 from vault_pipeline.documents.workers import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, PoolSettings
 from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
@@ -18,8 +18,8 @@ from .resources import VaultResource
 
 
 class DocumentsRunConfig(dg.Config):
-    """Limits of a run; the truncation limit and the layout switch are part of the converter
-    version, so changing them converts every document again."""
+    """Limits of a run; the truncation limit, the PDF converter and its switches are part of
+    the converter version, so changing them converts every document again."""
 
     timeout_s: float = DEFAULT_TIMEOUT_S
     workers: int = 0  # 0: one per core
@@ -27,6 +27,7 @@ class DocumentsRunConfig(dg.Config):
     max_chars: int = DEFAULT_MAX_CHARS
     max_pages: int = PdfLimits().max_pages
     max_unpacked_mb: int = ArchiveLimits().max_unpacked_bytes >> 20
+    pdf_converter: str = DEFAULT_PDF_CONVERTER  # "pymupdf4llm" or "fast" (PyMuPDF's own text)
     use_layout: bool = False
     tables: str = RULED  # "ruled": table search only on pages with ruled lines; "all"; "off"
     max_tries: int = 3  # a timeout, crash or error is tried again up to this many times
@@ -34,7 +35,8 @@ class DocumentsRunConfig(dg.Config):
 
     def to_library(self) -> DocumentsConfig:
         archive = ArchiveLimits(max_unpacked_bytes=self.max_unpacked_mb << 20)
-        settings = Settings(max_chars=self.max_chars, use_layout=self.use_layout,
+        settings = Settings(max_chars=self.max_chars, pdf_converter=self.pdf_converter,
+                            use_layout=self.use_layout,
                             tables=self.tables, pdf=PdfLimits(max_pages=self.max_pages),
                             archive=archive)
         pool = PoolSettings(workers=self.workers, timeout_s=self.timeout_s,

@@ -102,3 +102,10 @@ def test_cleaning_never_fails_and_leaves_no_blank_runs(text: str) -> None:
 def test_author_year_list_with_prefix() -> None:
     assert drop_citation_markers("as shown (see Smith, 2019; Lee et al., 2020b).") == \
         "as shown."
+
+
+def test_citation_wrapped_over_two_lines_is_dropped() -> None:
+    text = ("Prior work tried augmentation [12,\n 13] and adaptation (Smith et al.,\n"
+            "2020; Lee and Park, 2019a).\n\n| A [1] | 0.9 |")
+    assert drop_citation_markers(text) == ("Prior work tried augmentation and adaptation."
+                                           "\n\n| A [1] | 0.9 |")

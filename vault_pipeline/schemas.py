@@ -262,7 +262,7 @@ DOCUMENTS = TableSchema(
                "invisible: a prompt-injection vector)."),
         Column("notes", _str, "What was repaired, skipped or dropped on the way."),
         Column("duration_ms", pa.int64(), "Conversion time of the winning input, in ms."),
-        Column("converter", _str, "`pymupdf4llm`, `pylatexenc` or `abstract`."),
+        Column("converter", _str, "`pymupdf4llm`, `pymupdf-fast`, `pylatexenc` or `abstract`."),
         Column("converter_version", _str, "Converter, cleaning and truncation versions: a "
                "conversion is reused only while input hash and this are unchanged."),
         Column("input_name", _str, "File name the input was imported or fetched as."),
@@ -284,7 +284,7 @@ DOCUMENT_ATTEMPTS = TableSchema(
         Column("n_pages", pa.int32(), "Pages (PDF)."),
         Column("n_chars", pa.int64(), "Cleaned body length before truncation."),
         Column("duration_ms", pa.int64(), "Conversion time in ms."),
-        Column("converter", _str, "`pymupdf4llm` or `pylatexenc`.", False),
+        Column("converter", _str, "`pymupdf4llm`, `pymupdf-fast` or `pylatexenc`.", False),
         Column("converter_version", _str, "Converter, cleaning and truncation versions.", False),
         Column("attempted_at", _ts, "When.", False),
         Column("limits", _str, "Worker limits of the attempt (timeout, memory): a transient "

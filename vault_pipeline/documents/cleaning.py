@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-CLEANING_VERSION = "1"
+CLEANING_VERSION = "2"  # 2: citation markers matched over paragraphs, not lines
 DEFAULT_MAX_CHARS = 30_000
 
 LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl",
@@ -120,20 +120,28 @@ def drop_captions(text: str) -> str:
     return "\n\n".join(p for p in paragraphs if not _CAPTION.match(p.lstrip()))
 
 
+def _drop_citations(text: str) -> str:
+    text = _NUMERIC_CITATION.sub("", text)
+    text = _AUTHOR_YEAR.sub("", text)
+    text = _NARRATIVE_YEAR.sub(r"\1", text)
+    return _SPACE_BEFORE_PUNCT.sub(r"\1", text)
+
+
 def drop_citation_markers(text: str) -> str:
     """Numeric (``[3]``, ``[2, 5-7]``) and parenthetical author-year markers; narrative ones
-    keep the names (``Smith et al. (2020) show`` becomes ``Smith et al. show``). Table rows
-    and display math are left alone."""
-    out = []
-    for line in text.split("\n"):
-        if line.lstrip().startswith(("|", "$$")):
-            out.append(line)
+    keep the names (``Smith et al. (2020) show`` becomes ``Smith et al. show``). Matched over
+    a whole paragraph, so a marker wrapped over two lines (``[12,`` / ``13]``) goes too;
+    table rows and display math are left alone (their paragraphs are cleaned line by line)."""
+    paragraphs = []
+    for paragraph in re.split(r"(\n[ \t]*\n)", text):
+        lines = paragraph.split("\n")
+        if not any(line.lstrip().startswith(("|", "$$")) for line in lines):
+            paragraphs.append(_drop_citations(paragraph))
             continue
-        line = _NUMERIC_CITATION.sub("", line)
-        line = _AUTHOR_YEAR.sub("", line)
-        line = _NARRATIVE_YEAR.sub(r"\1", line)
-        out.append(_SPACE_BEFORE_PUNCT.sub(r"\1", line))
-    return "\n".join(out)
+        paragraphs.append("\n".join(
+            line if line.lstrip().startswith(("|", "$$")) else _drop_citations(line)
+            for line in lines))
+    return "".join(paragraphs)
 
 
 _NUMBERED = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+\S")

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from .archive import ArchiveLimits, unpack_eprint
 from .cleaning import CLEANING_VERSION, DEFAULT_MAX_CHARS, clean_document
+from .fast_pdf import converter_version as fast_version
+from .fast_pdf import pdf_to_markdown_fast
 from .latex import converter_version as latex_version
 from .latex import eprint_to_markdown
 from .outcome import EMPTY, FAILED, OK, TOO_LARGE, Conversion, ConversionError, Converted
@@ -20,6 +22,11 @@ from .pdf import converter_version as pdf_version
 
 PDF = "pdf"
 LATEX = "latex"
+# PDF converters: pymupdf4llm, or the fast path over PyMuPDF's own structured text.
+PYMUPDF4LLM = "pymupdf4llm"
+FAST = "fast"
+PDF_CONVERTERS = {PYMUPDF4LLM: "pymupdf4llm", FAST: "pymupdf-fast"}  # setting -> row's name
+DEFAULT_PDF_CONVERTER = PYMUPDF4LLM
 
 
 @dataclass(frozen=True)
@@ -27,19 +34,28 @@ class Settings:
     """Everything that decides a conversion's output (part of its version) or its limits."""
 
     max_chars: int = DEFAULT_MAX_CHARS
-    use_layout: bool = False  # see pdf.py
-    tables: str = RULED  # pages searched for tables without the layout model (pdf.py)
+    pdf_converter: str = DEFAULT_PDF_CONVERTER  # pymupdf4llm or fast (fast_pdf.py)
+    use_layout: bool = False  # pymupdf4llm's layout model (pdf.py)
+    tables: str = RULED  # pages searched for tables (pdf.py, fast_pdf.py)
     pdf: PdfLimits = field(default_factory=PdfLimits)
     archive: ArchiveLimits = field(default_factory=ArchiveLimits)
 
     def __post_init__(self) -> None:
         check_table_mode(self.tables)
+        if self.pdf_converter not in PDF_CONVERTERS:
+            raise ValueError(f"pdf_converter must be one of {', '.join(PDF_CONVERTERS)}, "
+                             f"not {self.pdf_converter!r}")
 
     def converter(self, kind: str) -> tuple[str, str]:
         """(converter name, version) of a kind of input: a conversion is reused only when
-        both match, and the cleaning version and the truncation limit are part of it."""
-        base = pdf_version(self.use_layout, self.tables) if kind == PDF else latex_version()
-        name = "pymupdf4llm" if kind == PDF else "pylatexenc"
+        both match (so switching the PDF converter converts every PDF again), and the
+        cleaning version and the truncation limit are part of it."""
+        if kind != PDF:
+            name, base = "pylatexenc", latex_version()
+        elif self.pdf_converter == FAST:
+            name, base = PDF_CONVERTERS[FAST], fast_version(self.tables)
+        else:
+            name, base = PDF_CONVERTERS[PYMUPDF4LLM], pdf_version(self.use_layout, self.tables)
         return name, f"{base}; cleaning {CLEANING_VERSION}; max_chars {self.max_chars}"
 
 
@@ -60,6 +76,9 @@ def _convert(task: Task) -> Converted:
         if path.stat().st_size > task.settings.pdf.max_bytes:
             raise ConversionError(TOO_LARGE, f"{path.stat().st_size:,} bytes, over the limit "
                                              f"of {task.settings.pdf.max_bytes:,}")
+        if task.settings.pdf_converter == FAST:
+            return pdf_to_markdown_fast(path.read_bytes(), task.settings.pdf,
+                                        task.settings.tables)
         return pdf_to_markdown(path.read_bytes(), task.settings.pdf, task.settings.use_layout,
                                task.settings.tables)
     Path(task.scratch).mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pymupdf
@@ -135,13 +136,10 @@ def _quiet():
     return contextlib.redirect_stdout(io.StringIO())
 
 
-def pdf_to_markdown(data: bytes, limits: PdfLimits = PdfLimits(),
-                    use_layout: bool = False, tables: str = RULED) -> Converted:
-    """Convert PDF bytes to Markdown (hidden text dropped first)."""
-    import pymupdf4llm
-
-    check_table_mode(tables)
-
+def convert_pdf(data: bytes, limits: PdfLimits,
+                render: Callable[[pymupdf.Document], str]) -> Converted:
+    """Open PDF bytes, drop hidden text, and let ``render`` turn the document into Markdown;
+    every converter shares this so statuses and notes mean the same whichever renders."""
     pymupdf.TOOLS.mupdf_display_errors(False)
     pymupdf.TOOLS.mupdf_display_warnings(False)
     doc, notes = open_pdf(data, limits)
@@ -150,15 +148,7 @@ def pdf_to_markdown(data: bytes, limits: PdfLimits = PdfLimits(),
         if hidden.total:
             notes.append(f"dropped hidden text: {hidden.white} white, {hidden.tiny} tiny, "
                          f"{hidden.invisible} invisible characters")
-        with _quiet():
-            pymupdf4llm.use_layout(use_layout)
-            # Headers and footers are kept here and dropped by the cleaning (repeated lines,
-            # page numbers, venue stamps): the layout model also labels a lone line of a
-            # short page as a header, which must not cost the text.
-            if use_layout:
-                markdown = pymupdf4llm.to_markdown(doc, show_progress=False, use_ocr=False)
-            else:
-                markdown = _markdown_without_layout(doc, tables)
+        markdown = render(doc)
         pages = doc.page_count
         repaired = doc.is_repaired
     except (RuntimeError, ValueError) as exc:
@@ -172,6 +162,26 @@ def pdf_to_markdown(data: bytes, limits: PdfLimits = PdfLimits(),
                                      "(a scan without a text layer? OCR is off)")
     return Converted(markdown=markdown, n_pages=pages, hidden_chars=hidden.total,
                      notes=tuple(notes))
+
+
+def pdf_to_markdown(data: bytes, limits: PdfLimits = PdfLimits(),
+                    use_layout: bool = False, tables: str = RULED) -> Converted:
+    """Convert PDF bytes to Markdown with pymupdf4llm (hidden text dropped first)."""
+    import pymupdf4llm
+
+    check_table_mode(tables)
+
+    def render(doc: pymupdf.Document) -> str:
+        with _quiet():
+            pymupdf4llm.use_layout(use_layout)
+            # Headers and footers are kept here and dropped by the cleaning (repeated lines,
+            # page numbers, venue stamps): the layout model also labels a lone line of a
+            # short page as a header, which must not cost the text.
+            if use_layout:
+                return pymupdf4llm.to_markdown(doc, show_progress=False, use_ocr=False)
+            return _markdown_without_layout(doc, tables)
+
+    return convert_pdf(data, limits, render)
 
 
 def pdf_plain_text(data: bytes) -> tuple[str, int]:
