@@ -31,6 +31,7 @@ from vault_pipeline.ideas.prompting import load_prompt  # noqa: E402
 from vault_pipeline.ideas.record import record_json_schema  # noqa: E402
 from vault_pipeline.ideas.settings import IdeasSettings  # noqa: E402
 from vault_pipeline.ideas.validate import judge  # noqa: E402
+from vault_pipeline.integrity.gate import Gate  # noqa: E402
 
 SAMPLE = ROOT / "vault_pipeline" / "sample" / "raw" / "arxiv-metadata-oai-snapshot.sample.jsonl"
 LABELLED = ROOT / "tests" / "data" / "ideas" / "leak_sentences.jsonl"
@@ -95,7 +96,7 @@ def overhead(papers: list[PaperInput]) -> tuple[float, float]:
     text = ANSWER.read_text()
     start = time.perf_counter()
     for _ in range(len(papers)):
-        assert judge(Answer("x", text, "stop")).ok
+        assert judge(Answer("x", text, "stop"), Gate()).ok
     parse_ms = (time.perf_counter() - start) * 1000 / len(papers)
     return build_ms, parse_ms
 
