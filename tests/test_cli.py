@@ -34,11 +34,36 @@ def test_demo_materializes_the_graph_and_records_it(vault_paths: VaultPaths) -> 
     under_file = runner.invoke(app, ["export", str(vault_paths.home / "a-file" / "out")])
     assert under_file.exit_code == 1 and "Traceback" not in under_file.output
     assert under_file.output.startswith("error: cannot write the export")
+    _demo_keeps_the_vaults_promise(vault_paths)
     # The run went into the vault's own Dagster instance, as the UI would show it.
     from dagster import AssetKey, DagsterInstance
 
     instance = DagsterInstance.from_config(str(vault_paths.dagster_home))
     assert instance.get_latest_materialization_event(AssetKey("papers")) is not None
+
+
+def _demo_keeps_the_vaults_promise(paths: VaultPaths) -> None:
+    """The problem views never state the solution, the index holds no placeholder view, and
+    the export carries the integrity report its card quotes."""
+    import polars as pl
+
+    from vault_pipeline.index.lance_index import open_index
+    from vault_pipeline.integrity.method import method_leaks
+    from vault_pipeline.integrity.placeholders import is_placeholder
+
+    views = pl.read_parquet(paths.table("views"))
+    problem = views.filter(pl.col("view").is_in(["problem_setting", "challenge"]))
+    assert problem.height > 100
+    assert [t for t in problem.get_column("text") if method_leaks(t)] == []
+    index = pl.from_arrow(open_index(paths).to_arrow())
+    assert index.height > 100 and not any(is_placeholder(t) or "Not stated" in t
+                                          for t in index.get_column("text"))
+    export = paths.home / "exports" / "latest"
+    report = json.loads((export / "integrity.json").read_text())
+    card = (export / "README.md").read_text()
+    assert report["residual"] == {"record_leaks": 0, "view_leaks": 0}
+    recall = {s["layer"]: s for s in report["labelled_heldout"]}["combined"]["recall"]
+    assert f"catch {recall:.1%} of result sentences" in card
 
 
 def test_import_materialize_sql_roundtrip(vault_paths: VaultPaths, tmp_path: Path) -> None:
