@@ -22,6 +22,7 @@ How a sentence is judged:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import blingfire
@@ -459,14 +460,14 @@ class Masked:
     findings: list[Finding]
 
 
-def mask_text(text: str, planning: bool = False) -> Masked:
-    """Drop every sentence that states a measured result; keep the rest in order."""
+def drop_sentences(text: str, flag: Callable[[str], list[Finding]]) -> Masked:
+    """``text`` without the sentences ``flag`` finds something in, lines kept apart."""
     kept: list[str] = []
     findings: list[Finding] = []
     for line in text.splitlines():
         kept_line: list[str] = []
         for sentence in sentences(line):
-            hits = check_sentence(sentence, planning)
+            hits = flag(sentence)
             if hits:
                 findings.extend(hits)
             else:
@@ -476,3 +477,6 @@ def mask_text(text: str, planning: bool = False) -> Masked:
     return Masked("\n".join(kept), findings)
 
 
+def mask_text(text: str, planning: bool = False) -> Masked:
+    """Drop every sentence that states a measured result; keep the rest in order."""
+    return drop_sentences(text, lambda sentence: check_sentence(sentence, planning))

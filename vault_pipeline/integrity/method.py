@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..ideas.leaks import Finding, sentences
+from ..ideas.leaks import Finding, drop_sentences, sentences
 
 _SOLUTION = re.compile(
     r"\b(?:we|this (?:paper|work|article|study|note|letter|thesis)|in this (?:paper|work"
@@ -89,12 +89,5 @@ def strip_method(text: str | None, terms: Iterable[str] = ()) -> tuple[str | Non
     if not text:
         return None, []
     terms = list(terms)
-    kept: list[str] = []
-    removed: list[Finding] = []
-    for sentence in sentences(text):
-        hits = method_leaks(sentence, terms)
-        if hits:
-            removed.extend(hits)
-        else:
-            kept.append(sentence)
-    return (" ".join(kept) or None), removed
+    masked = drop_sentences(text, lambda sentence: method_leaks(sentence, terms))
+    return masked.text or None, masked.findings
