@@ -2,7 +2,7 @@
 backends (`extractive` offline default, `openai`, `vllm`, `batch_file`; chosen and configured
 exactly as in the ideas stage), prompt files and leak checker.
 
-- LLM backends answer the versioned prompt `idea_extract.v1` under the record's JSON schema;
+- LLM backends answer the versioned prompt `idea_extract.v2` under the record's JSON schema;
   an answer that is not valid JSON, breaks the schema or states a measured result is asked
   again with the reason, then (if only its leaks are wrong) masked sentence by sentence, and
   otherwise quarantined in `eval_idea_failures`, never dropped.

@@ -51,7 +51,7 @@ class EvalSetsSettings:
     embedder: str = "embedded"  # `embedded`, a model folder or hub id, or `lexical`
     embed_batch_size: int = 64
     # idea extraction: the vault's LLM backends (`backend`, `model`, ... as in the ideas stage)
-    prompt: str = "idea_extract.v1"
+    prompt: str = "idea_extract.v2"
     ideas: dict[str, Any] = field(default_factory=dict)
     # review-paradigm sets (seed 001)
     review_venue: str = "ICLR.cc/2025/Conference"
