@@ -37,7 +37,7 @@ from ..ideas.inputs import ABSTRACT_ONLY, PaperInput, input_hash, load_inputs
 from ..ideas.prompting import load_prompt
 from ..ideas.settings import IdeasSettings
 from ..integrity.gate import NEVER, FieldPolicy, Gate, gate_key, paper_gate
-from ..integrity.llm_judge import LLMJudge
+from ..integrity.llm_judge import judge_for
 from ..paths import VaultPaths
 from ..schemas import EVAL_IDEA_FAILURES, EVAL_IDEAS
 from .idea_record import (
@@ -177,7 +177,7 @@ def extract_ideas(paths: VaultPaths, forums: pl.DataFrame, documents: pl.DataFra
     report = ExtractionReport(backend.name, backend.model, prompt_version)
     venues = dict(forums.select("forum_id", "venue_id").iter_rows())
 
-    second = LLMJudge(backend) if backend.uses_prompt and ideas.llm_judge else None
+    second = judge_for(backend, ideas.llm_judge)
 
     def extract(batch: list[Request]) -> BatchRows:
         outcome = run_batch(backend, batch, prompt, ideas.max_retries,

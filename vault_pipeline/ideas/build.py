@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from ..integrity.gate import PLAIN_TEXT, Gate, gate_key, mask_plain, paper_gate
-from ..integrity.llm_judge import LLMJudge
+from ..integrity.llm_judge import judge_for
 from ..paths import VaultPaths
 from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
 from ..storage import read_table, write_table
@@ -138,7 +138,7 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
     prompt_version = prompt.version if backend.uses_prompt else "none"
     report = IdeasReport(backend.name, backend.model, prompt_version)
 
-    second = LLMJudge(backend) if backend.uses_prompt and settings.llm_judge else None
+    second = judge_for(backend, settings.llm_judge)
 
     def decompose(batch: list[Request]) -> BatchRows:
         outcome = run_batch(backend, batch, prompt, settings.max_retries,

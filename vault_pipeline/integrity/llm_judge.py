@@ -85,3 +85,12 @@ def _labels(answer: Any) -> dict[int, str] | None:
         return {int(v["id"]): str(v["label"]) for v in data["verdicts"]}
     except (ValueError, KeyError, TypeError):
         return None
+
+
+def judge_for(backend: Backend, enabled: bool = True) -> LLMJudge | None:
+    """The LLM judge of a run, when its backend can answer new requests (an OpenAI-compatible
+    server, a vLLM engine); None for the extractive backend and for answers read back from a
+    batch file, whose records the offline judge reads instead."""
+    if enabled and backend.uses_prompt and not backend.deterministic:
+        return LLMJudge(backend)
+    return None
