@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import blingfire
 
-RULESET_VERSION = "leaks/2"
+RULESET_VERSION = "leaks/3"
 
 _F = re.IGNORECASE
 
@@ -303,6 +303,23 @@ _RULES.extend([
         r"|\b(?:interestingly|remarkably|surprisingly|strikingly),"
         r"|\bis a promising\b|\bfound (?:that|comparable|no|little|similar|significant"
         r"|strong|good|high|low)\b", _F)),
+    ("narrated_outcome", re.compile(
+        r"\b(?:diverged|collapsed|shrank|disappeared|vanished|degraded|plateaued|saturated"
+        r"|stayed (?:above|below|within|flat|stable|constant)|did (?:not )?(?:worse|better"
+        r"|well|poorly)|performed (?:\w+ )?(?:equally|comparably|similarly|worse|better|best"
+        r"|poorly|well)|perform(?:s)? (?:about )?(?:equally|comparably|similarly)|held up"
+        r"|broke down|breaks down|fail(?:s|ed)? to (?:converge|generali[sz]e|scale|preserve"
+        r"|transfer|improve|help|match|beat|outperform|reach|reproduce|detect|recover|link)"
+        r"|(?:over|under)estimat(?:es|ed)|reproduc(?:es|ed) (?:the )?(?:observed|measured"
+        r"|experimental|known|reported)|(?:statistically )?indistinguishable from"
+        r"|within (?:one|two|three|\d+) (?:standard deviations?|sigma|σ))\b", _F)),
+    ("outcome_size", re.compile(
+        r"\b(?:gains?|improvements?|effects?|differences?|benefits?|drops?|costs?|overheads?"
+        r"|errors?|speed-?ups?|savings?|degradation|variance|agreement|correlations?)"
+        r" (?:\w+ ){0,5}?(?:is|are|was|were|remains?|remained|stays?|stayed|becomes?|became"
+        r"|proved|turned out) (?:\w+ )?(?:negligible|small|large|significant|substantial"
+        r"|modest|marginal|minimal|consistent|limited|noticeable|dramatic|huge|tiny|strong"
+        r"|weak|high|low|robust|stable)\b", _F)),
     ("count_found", re.compile(
         rf"^\s*there (?:are|is|were|was|exist) (?:about |around |over |only |exactly "
         rf"|approximately )?{NUM}\b"
@@ -322,10 +339,10 @@ _ON_ORIGINAL = {"uncertainty", "p_value", "convergence", "results_reference"}
 
 _PLANNING = re.compile(
     r"\b(?:will|would|should|shall|could|might|may|expect\w*|hypothes\w*|predicted to"
-    r"|plan(?:s|ned|ning)?"
+    r"|plans? to|planning to|planned"
     r"|propose to|aims? to|aiming to|intend\w*|goal is|to test|to evaluate|to assess|to "
     r"measure|to verify|to check|whether|if|unless|refut\w*|falsif\w*|anticipat\w*|conjectur"
-    r"\w*|prediction|planned)\b", _F)
+    r"\w*)\b", _F)
 _PAST_OUTCOME = re.compile(
     r"\b(?:achieved|obtained|found|observed|showed|shown|demonstrated|outperformed"
     r"|surpassed|reached|attained|improved|reduced|yielded|resulted|confirmed|revealed)\b", _F)
@@ -431,7 +448,8 @@ def _planned(finding: Finding, sentence: str, planning_field: bool) -> bool:
 _CLAUSE = re.compile(r"\s*[;:]\s*|,\s+(?=(?:and|but|while|whereas|yet|although)\b)")
 # Shapes a prediction does not use: a prediction field alone does not excuse them.
 _OUTCOME_IN_WORDS = {"number_words", "qualitative_outcome", "rank", "convergence", "ratio",
-                     "results_reference", "theory_result", "count_found"}
+                     "results_reference", "theory_result", "count_found",
+                     "narrated_outcome", "outcome_size"}
 
 
 def residual_number(sentence: str) -> bool:
