@@ -56,10 +56,13 @@ class _Doc:
         self.masked = 0
         paragraph = 0
         found: list[tuple[str, str, str, int]] = []
+        title = " ".join(paper.title.split()).lower()
         for section in self.sections:
+            # the body repeats the title as a heading over the author lines: never content
+            kind = "title" if " ".join(section.heading.split()).lower() == title \
+                else section.kind
             for text in section.paragraphs:
-                found.extend((s, section.kind, section.heading, paragraph)
-                             for s in sentences(text))
+                found.extend((s, kind, section.heading, paragraph) for s in sentences(text))
                 paragraph += 1
         self.judge = classifier.load()
         judge = self.judge
