@@ -32,6 +32,7 @@ from vault_pipeline.integrity.labelled import (  # noqa: E402
     judge_layer,
     load_rows,
     rules_layer,
+    strict_judge_layer,
 )
 from vault_pipeline.integrity.source import results_context  # noqa: E402
 
@@ -103,8 +104,9 @@ def main() -> None:
                         / "pdfs", help="folder of the real PDFs the labelled set quotes")
     args = parser.parse_args()
     judge = classifier.load()
-    print(f"machine: {os.cpu_count()} cores; offline judge {judge.version if judge else None}"
-          f" (threshold {judge.threshold:.3f})" if judge else "no offline judge")
+    print(f"machine: {os.cpu_count()} cores; offline judge {judge.version} (threshold "
+          f"{judge.threshold:.3f}, strict {judge.strict_threshold:.3f})" if judge
+          else "no offline judge")
     papers = _abstracts()
     if args.papers.is_dir():
         papers |= _pdf_texts(args.papers)
@@ -125,6 +127,11 @@ def main() -> None:
         for kind, part in sorted(by_kind.items()):
             print(f" {split} / {kind}:")
             _print([s for s in evaluate(split, layers, part) if s.layer == "combined"])
+        copying = evaluate(split, {"rules": rules_layer, "strict judge": strict_judge_layer},
+                           rows)
+        print(f" {split} / what the extractive reader may copy (rules + judge at its strict "
+              "threshold):")
+        _print([s for s in copying if s.layer != "rules"])
         if split == "heldout":
             combined = next(s for s in scores if s.layer == "combined")
             met = combined.recall >= GOAL_RECALL and combined.clean_kept >= GOAL_KEPT

@@ -66,7 +66,8 @@ class _Doc:
                 paragraph += 1
         self.judge = classifier.load()
         judge = self.judge
-        judged = judge.flags([s for s, *_ in found]) if judge else [False] * len(found)
+        judged = (judge.flags([s for s, *_ in found], strict=True) if judge
+                  else [False] * len(found))
         for (sentence, kind, heading, para), flagged in zip(found, judged, strict=True):
             leaky = flagged or bool(check_sentence(sentence))
             self.masked += leaky
@@ -78,7 +79,7 @@ class _Doc:
     def clean(self, text: str) -> bool:
         """Whether a text made from the paper's sentences (cut, reworded) is still free of
         results for the rules and the offline judge."""
-        flagged = self.judge.flags([text])[0] if self.judge else False
+        flagged = self.judge.flags([text], strict=True)[0] if self.judge else False
         return not flagged and not check_sentence(text) and not residual_number(text)
 
     def pick(self, kinds: Iterable[str] | None, cue: re.Pattern[str] | None = None,

@@ -101,6 +101,14 @@ def judge_layer(rows: Sequence[dict]) -> list[bool]:
     return judge.flags([r["text"] for r in rows]) if judge else [False] * len(rows)
 
 
+def strict_judge_layer(rows: Sequence[dict]) -> list[bool]:
+    """The offline judge at the threshold the extractive reader copies by."""
+    from . import classifier
+
+    judge = classifier.load()
+    return judge.flags([r["text"] for r in rows], strict=True) if judge else [False] * len(rows)
+
+
 def gate_figures(split: str = "heldout") -> list[dict]:
     """The gate's figures on ``split`` for the layers that need no paper (rules, offline
     judge) and combined: what the integrity report and the cards quote."""
