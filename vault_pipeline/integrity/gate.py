@@ -99,16 +99,13 @@ class Gate:
         a text left empty becomes None, a list drops it. Repeated until nothing is
         flagged, since joining kept sentences can form a new one."""
         removed: Flagged = list(extra)
-        masked = data
+        masked = _drop(data, "", {(p, f.sentence) for p, f in removed})
         for _ in range(3):
             flagged = self.findings(masked)
-            drop = {(p, f.sentence) for p, f in [*flagged, *removed]}
-            if not flagged and not drop:
-                break
-            removed.extend(flagged)
-            masked = _drop(masked, "", drop)
             if not flagged:
                 break
+            removed.extend(flagged)
+            masked = _drop(masked, "", {(p, f.sentence) for p, f in flagged})
         return masked, removed
 
 
