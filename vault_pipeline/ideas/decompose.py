@@ -104,9 +104,9 @@ def run_batch(backend: Backend, requests: Sequence[Request], prompt: Prompt,
                 leaky.add(key)
             if last:
                 if verdict.data is not None:
-                    judged = [(p, f) for p, f in verdict.leaks if f.layer == "judge"]
+                    # every layer's findings on this answer, the LLM judge's included
                     record, removed, why = mask_record(verdict.data, gates[key], model,
-                                                       judged)
+                                                       verdict.leaks)
                     if record is not None:
                         outcome.accepted.append(Accepted(original[key], record, attempts[key],
                                                          removed, True))
