@@ -535,6 +535,14 @@ EXPORT_VAULT_VIEWS = TableSchema(
         Column("text", _str, "View text.", False),
     ),
 )
+EXPORT_OPENAI = TableSchema(
+    "openai",
+    "Chat fine-tuning lines (`<role>/<split>.openai.jsonl`): one per example with a "
+    "reference artifact.",
+    (Column("messages", pa.list_(pa.struct([pa.field("role", _str), pa.field("content", _str)])),
+            "System, user and assistant turns; the assistant turn is the artifact JSON.",
+            False),),
+)
 
 
 def _idea_columns() -> tuple[Column, ...]:
@@ -803,5 +811,5 @@ if __name__ == "__main__":  # `python -m vault_pipeline.schemas > docs/tables.md
     for _table in ALL_TABLES.values():
         print(f"## `{_table.name}`\n\n{_table.doc}\n\n{_table.markdown()}\n")
     print("# Export-only tables\n")
-    for _table in (EXPORT_VAULT_PAPERS, EXPORT_VAULT_VIEWS):
+    for _table in (EXPORT_VAULT_PAPERS, EXPORT_VAULT_VIEWS, EXPORT_OPENAI):
         print(f"## `{_table.name}`\n\n{_table.doc}\n\n{_table.markdown()}\n")
