@@ -516,12 +516,9 @@ EXPORT_VAULT_PAPERS = TableSchema(
     "vault/papers",
     "The retrievable vault's papers (published before the cutoff): record metadata.",
     (
-        Column("arxiv_id", _str, "Version-less arXiv id.", False),
-        Column("title", _str, "Title.", False),
-        Column("published", _date, "Date of v1.", False),
-        Column("primary_category", _str, "Primary arXiv category."),
-        Column("categories", pa.list_(_str), "arXiv categories, primary first."),
-        Column("license", _str, "The paper's license as arXiv states it."),
+        *(c for c in PAPERS.columns if c.name in ("arxiv_id", "title", "published",
+                                                  "primary_category", "categories",
+                                                  "license")),
         Column("evaluation_paper", pa.bool_(), "Whether an evaluation set uses it.", False),
     ),
 )
