@@ -434,6 +434,9 @@ def export(
     include_evaluation: Annotated[bool, typer.Option(
         "--include-evaluation", help="Keep papers an evaluation set uses in the training "
                                      "files (left out by default).")] = False,
+    with_index: Annotated[bool, typer.Option(
+        "--with-index", help="Also copy the LanceDB index (vault views with vectors) into "
+                             "vault/index/; it can be large.")] = False,
     home: HomeOption = None,
 ) -> None:
     """Write the training datasets (Parquet and JSON lines per role and split), the
@@ -452,7 +455,8 @@ def export(
     try:
         report = export_datasets(_paths(home), out_dir, overwrite=overwrite,
                                  formats=tuple(formats or ("jsonl",)),
-                                 include_evaluation=include_evaluation)
+                                 include_evaluation=include_evaluation,
+                                 include_index=with_index)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     except OSError as exc:  # a folder under a file, no permission, disk full

@@ -83,6 +83,13 @@ def _weights(role: str) -> str:
     return ", ".join(f"`{f}` {w}" for f, w in weights.items())
 
 
+def _index_note(manifest: dict[str, Any]) -> str:
+    if any(f["table"] == "vault/index" for f in manifest["files"]):
+        return ("`vault/index/` is a snapshot of the LanceDB index of these views "
+                "(`lancedb.connect(\"vault/index\").open_table(\"views_index\")`).")
+    return "The LanceDB index is not included (`vault export --with-index` adds it)."
+
+
 def _evaluation_note(manifest: dict[str, Any]) -> str:
     info = manifest.get("evaluation") or {}
     excluded = info.get("excluded_from_training") or []
@@ -175,7 +182,7 @@ train = pl.read_parquet("gap_finder/train.parquet")      # or pl.read_ndjson("..
 
 The retrievable vault is in `vault/`: `papers.parquet` (the pre-cutoff papers' metadata) and
 `views.parquet` (their views), so retrieval-grounded training needs nothing else; a cited id
-is valid when it is in `vault/papers.parquet`.
+is valid when it is in `vault/papers.parquet`. {_index_note(manifest)}
 
 ## Evaluation papers
 

@@ -24,7 +24,7 @@ import polars as pl
 
 from ..errors import VaultError
 from ..evalsets.export import add_evaluation_sets
-from ..index.lance_index import index_metadata_of
+from ..index.lance_index import TABLE, index_dir, index_metadata_of
 from ..integrity.report import build_report
 from ..paths import VaultPaths
 from ..schemas import (
@@ -102,6 +102,19 @@ def _vault_tables(paths: VaultPaths, splits: pl.DataFrame,
     return kept, texts
 
 
+def _index_snapshot(paths: VaultPaths, staging: Path) -> list[FileEntry]:
+    """A copy of the LanceDB index (vault views with vectors) under `vault/index/`; it can
+    be large, so it is written only on request."""
+    source = index_dir(paths) / f"{TABLE}.lance"
+    if not source.is_dir():
+        raise VaultError("the index does not exist yet: materialize it first "
+                         "(vault materialize --select index), or export without the index")
+    target = staging / "vault" / "index" / source.name
+    shutil.copytree(source, target)
+    return [FileEntry.of(staging, f, "vault/index", None) for f in sorted(target.rglob("*"))
+            if f.is_file()]
+
+
 def _readable(root: Path) -> None:
     """Folders 0755, files 0644: the export is for other users (temp files are 0600)."""
     root.chmod(0o755)
@@ -124,7 +137,8 @@ def _check_target(out_dir: Path, overwrite: bool) -> None:
 def export_datasets(paths: VaultPaths, out_dir: Path, overwrite: bool = False,
                     index_info: dict[str, str] | None = None,
                     formats: tuple[str, ...] = ("jsonl",),
-                    include_evaluation: bool = False) -> ExportReport:
+                    include_evaluation: bool = False,
+                    include_index: bool = False) -> ExportReport:
     """Write the export of the vault's current `training_examples` and `splits`."""
     unknown = set(formats) - set(FORMATS)
     if unknown:
@@ -167,7 +181,9 @@ def export_datasets(paths: VaultPaths, out_dir: Path, overwrite: bool = False,
             files += [FileEntry.of(staging, f, schema.name, frame.height) for f in written]
         if index_info is None:
             index_info = index_metadata_of(paths)
+        snapshot = _index_snapshot(paths, staging) if include_index else []
         manifest = build_manifest(files, examples, splits, index_info, schemas)
+        manifest["files"] += [e.as_dict() for e in snapshot]
         manifest["evaluation"] = {"papers_marked": len(evaluation),
                                   "excluded_from_training": excluded,
                                   "included": include_evaluation}

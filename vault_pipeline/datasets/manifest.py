@@ -44,7 +44,7 @@ class FileEntry:
     @classmethod
     def of(cls, root: Path, file: Path, table: str, rows: int | None) -> FileEntry:
         kind = {".parquet": "parquet", ".jsonl": "jsonl", ".md": "markdown",
-                ".json": "json"}[file.suffix]
+                ".json": "json"}.get(file.suffix, "binary")  # the index snapshot's files
         return cls(file.relative_to(root).as_posix(), table, kind, rows, file.stat().st_size,
                    sha256_file(file))
 

@@ -242,7 +242,7 @@ def load_targets(paths: VaultPaths) -> tuple[list[Target], set[str], list[str]]:
         row["arxiv_id"]: row for row in records.filter(pl.col("arxiv_id").is_in(ids))
         .iter_rows(named=True)}
     cited = dict(cited_ids(ids, records, read_optional(paths, "citations")).iter_rows())
-    inputs = {p.arxiv_id: p for p in read_inputs(paths) if p.arxiv_id in record_rows}
+    inputs = {p.arxiv_id: p for p in read_inputs(paths, sorted(record_rows))}
     split_of = dict(targets.select("arxiv_id", "split").iter_rows())
     out = []
     for arxiv_id in sorted(inputs):
