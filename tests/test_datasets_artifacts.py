@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from tests.artifacts_vault import TARGET, build_artifacts_vault
+from tests.artifacts_vault import SPLITS, TARGET, build_artifacts_vault
 from tests.ideas_server import Reply, ScriptedServer, completion
 from vault_pipeline.cli import app
 from vault_pipeline.datasets.artifacts import ARTIFACT_MODELS
@@ -208,3 +208,27 @@ def test_vault_score_cli(vault: VaultPaths, tmp_path: Path) -> None:
     bad.write_text('{"arxiv_id": "2699.00001", "role": "innovator", "generation": "{}"}\n')
     missing = CliRunner().invoke(app, ["score", str(bad), "--export", str(out)])
     assert missing.exit_code != 0 and "no example for 2699.00001" in missing.output
+
+
+def test_the_index_leaves_evaluation_papers_out_by_default(vault_paths: VaultPaths) -> None:
+    from tests.splits_vault import write_vault
+    from vault_pipeline.index.embedders import load_embedder
+    from vault_pipeline.index.lance_index import IndexSettings, build_index, open_index
+    from vault_pipeline.splits.build import build_splits
+
+    write_vault(vault_paths)
+    build_splits(vault_paths, SPLITS)
+    pl.DataFrame({"forum_id": ["f1"], "arxiv_id": ["2401.00001"]}).write_parquet(
+        vault_paths.table("submissions"))
+    pl.DataFrame({"forum_id_a": ["f1"], "forum_id_b": ["f9"]}).write_parquet(
+        vault_paths.table("eval_pairwise"))
+    embedder = load_embedder()
+
+    def indexed() -> set[str]:
+        return set(pl.from_arrow(open_index(vault_paths).to_arrow())["arxiv_id"].to_list())
+
+    report = build_index(vault_paths, embedder)
+    assert report.evaluation_excluded == 1 and "2401.00001" not in indexed()
+    assert "2402.00002" in indexed()
+    build_index(vault_paths, embedder, IndexSettings(exclude_evaluation=False))
+    assert "2401.00001" in indexed()

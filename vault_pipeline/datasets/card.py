@@ -99,7 +99,9 @@ def _evaluation_note(manifest: dict[str, Any]) -> str:
                 "an evaluation set; their rows have `evaluation_paper` true).")
     listed = ", ".join(excluded) if excluded else "none of the targets"
     return (f"Papers an evaluation set uses ({marked} marked) are **left out** of the training "
-            f"files: {listed}. The vault files keep them, marked in `evaluation_paper`.")
+            f"files: {listed}. The vault files keep them, marked in `evaluation_paper`; "
+            "the retrieval index leaves them out unless built with `exclude_evaluation` "
+            "off.")
 
 
 def _data_files(rows: dict[str, int]) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import VaultError
+from ..evalsets.contamination import evaluation_papers, mark
 from ..evalsets.export import add_evaluation_sets
 from ..index.lance_index import TABLE, index_dir, index_metadata_of
 from ..integrity.report import build_report
@@ -40,7 +41,6 @@ from ..splits.build import VAULT
 from ..splits.inputs import read_optional, read_required
 from ..storage import write_table
 from .card import data_card
-from .contamination import evaluation_papers, mark
 from .manifest import (
     INTEGRITY_FILE,
     MANIFEST,

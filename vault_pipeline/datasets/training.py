@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from ..evalsets.contamination import evaluation_papers
 from ..ideas.prompting import read_sections
 from ..ids import id_expr
 from ..paths import VaultPaths
@@ -22,7 +23,6 @@ from ..splits.assign import TARGET_SPLITS
 from ..splits.build import VAULT
 from ..splits.inputs import clean_views, read_optional, read_required, views_wide
 from ..storage import write_table
-from .contamination import evaluation_papers
 
 ROLES: dict[str, str] = {"gap_finder": "research_gap", "innovator": "intuition",
                          "report_writer": "proposal"}

@@ -1,6 +1,6 @@
-"""Which vault papers the evaluation sets use, so a training export can leave them out (on by
-default) and its card can say so: a model trained on a paper it is later judged on measures
-memory, not ideation."""
+"""Which vault papers the evaluation sets use, so a training export and the retrieval index
+can leave them out (both on by default) and the card can say so: a model trained on a paper,
+or retrieving it, while it is judged on it measures memory, not ideation."""
 
 from __future__ import annotations
 
