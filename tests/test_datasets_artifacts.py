@@ -232,3 +232,14 @@ def test_the_index_leaves_evaluation_papers_out_by_default(vault_paths: VaultPat
     assert "2402.00002" in indexed()
     build_index(vault_paths, embedder, IndexSettings(exclude_evaluation=False))
     assert "2401.00001" in indexed()
+
+
+def test_a_target_without_a_record_is_quarantined_for_every_role(vault: VaultPaths) -> None:
+    records = pl.read_parquet(vault.table("masked_records"))
+    records.filter(pl.col("arxiv_id") != TARGET).write_parquet(vault.table("masked_records"))
+    report = build_role_artifacts(vault)
+    assert report.without_record == [TARGET] and report.artifacts == 0
+    failures = pl.read_parquet(vault.table("role_artifact_failures"))
+    assert sorted(failures["role"]) == sorted(ROLES)
+    assert set(failures["reason"]) == {"no masked record for this target: materialize "
+                                       "masked_records"}

@@ -323,6 +323,16 @@ def _rows(role: str, outcome: BatchOutcome, backend: Backend, prompt_version: st
     return artifacts, failures
 
 
+def _without_record(ids: list[str], settings: IdeasSettings) -> list[dict]:
+    """A quarantine row per role for a target that has no masked record to rebuild from."""
+    reason = "no masked record for this target: materialize masked_records"
+    return [{"arxiv_id": i, "role": role, "backend": settings.backend,
+             "model": settings.model or "none", "prompt_version": "none", "input_hash": "none",
+             "attempts": 0, "reason": reason, "reasons": [reason], "raw_answer": None,
+             "finish_reason": None, "failed_at": now()}
+            for i in ids for role in ARTIFACT_MODELS]
+
+
 def prepared_answers(targets: list[Target], vault: set[str]) -> dict[str, dict[str, Any]]:
     """The extractive artifacts of every target, by role then arxiv id."""
     gaps = {t.paper.arxiv_id: extract_gaps(t, vault) for t in targets}
@@ -343,7 +353,7 @@ def build_role_artifacts(paths: VaultPaths, settings: IdeasSettings | None = Non
     own = backend is None and settings.backend != "extractive"
     llm = backend or (make_backend(settings) if own else None)
     artifacts: list[dict] = []
-    failures: list[dict] = []
+    failures = _without_record(without, settings)
     try:
         for role in ARTIFACT_MODELS:
             chosen: Backend
