@@ -23,6 +23,7 @@ from vault_pipeline.datasets.reconstruct import build_role_artifacts
 from vault_pipeline.datasets.rewards import citation_f1, score, validity
 from vault_pipeline.datasets.training import ROLES, build_training
 from vault_pipeline.ideas.settings import IdeasSettings
+from vault_pipeline.ideas.views import VIEW_NAMES
 from vault_pipeline.paths import VaultPaths
 
 VAULT_IDS = {"2401.00001", "2402.00002", "2403.00003", "2404.00004", "2405.00005",
@@ -243,3 +244,31 @@ def test_a_target_without_a_record_is_quarantined_for_every_role(vault: VaultPat
     assert sorted(failures["role"]) == sorted(ROLES)
     assert set(failures["reason"]) == {"no masked record for this target: materialize "
                                        "masked_records"}
+
+
+def test_search_by_paper_gives_each_paper_once(vault_paths: VaultPaths) -> None:
+    from tests.splits_vault import write_vault
+    from vault_pipeline.index.embedders import load_embedder
+    from vault_pipeline.index.lance_index import build_index
+    from vault_pipeline.index.papers import search_papers
+    from vault_pipeline.index.search import SearchFilters, search_vault
+    from vault_pipeline.splits.build import build_splits
+
+    write_vault(vault_paths)
+    build_splits(vault_paths, SPLITS)
+    build_index(vault_paths, load_embedder())
+    query = "latency of a cheap first stage before a costly reranker"
+    views = search_vault(vault_paths, query, k=6)
+    assert len({h.arxiv_id for h in views}) < len(views)  # views repeat papers
+    papers = search_papers(vault_paths, query, k=3, other_views=True)
+    ids = [p.arxiv_id for p in papers]
+    assert len(ids) == 3 == len(set(ids)) and ids[0] == views[0].arxiv_id
+    assert papers[0].view == views[0].view and papers[0].other_views
+    assert {v["view"] for v in papers[0].other_views} <= set(VIEW_NAMES) - {papers[0].view}
+    other = search_papers(vault_paths, query, k=5, filters=SearchFilters(other_fields="cs"))
+    assert other and all(not any(c.startswith("cs.") for c in p.categories) for p in other)
+    result = CliRunner().invoke(app, ["search", query, "--k", "3", "--by-paper",
+                                      "--home", str(vault_paths.home)])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(x) for x in result.stdout.splitlines()]
+    assert [x["arxiv_id"] for x in lines] == ids and lines[0]["other_views"] == []

@@ -405,15 +405,23 @@ def search_(
              "search.")] = None,
     mode: Annotated[str, typer.Option(help="hybrid (vectors and full text, fused), vector "
                                            "or text.")] = "hybrid",
+    by_paper: Annotated[bool, typer.Option(
+        "--by-paper", help="One result per paper (its best view).")] = False,
+    other_views: Annotated[bool, typer.Option(
+        "--other-views", help="With --by-paper: each paper's other matching views too.")
+    ] = False,
     home: HomeOption = None,
 ) -> None:
     """Search the vault's index; one JSON object per result line, best first."""
+    from .index.papers import search_papers
     from .index.search import SearchFilters, parse_date, search_vault
 
     try:
         filters = SearchFilters(view=view, before=parse_date(before, "--before"),
                                 same_field=same_field, other_fields=other_fields)
-        hits = search_vault(_vault(home), text, k=k, filters=filters, mode=mode)
+        hits = (search_papers(_vault(home), text, k=k, filters=filters, mode=mode,
+                              other_views=other_views) if by_paper else
+                search_vault(_vault(home), text, k=k, filters=filters, mode=mode))
     except VaultError as exc:
         raise _fail(str(exc)) from None
     for hit in hits:
