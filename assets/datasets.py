@@ -6,17 +6,38 @@ import dagster as dg
 
 from vault_pipeline.datasets.export import export_datasets
 from vault_pipeline.datasets.manifest import verify_export
+from vault_pipeline.datasets.reconstruct import build_role_artifacts
 from vault_pipeline.datasets.training import build_training
-from vault_pipeline.schemas import TRAINING_EXAMPLES
+from vault_pipeline.schemas import ROLE_ARTIFACT_FAILURES, ROLE_ARTIFACTS, TRAINING_EXAMPLES
 
-from .metadata import counts_table, table_attrs, table_path
+from .ideas import IdeasRunConfig
+from .metadata import counts_table, table_attrs, table_path, table_spec
 from .resources import VaultResource
 
 LATEST = "latest"
 
 
+@dg.multi_asset(specs=[table_spec(t, "datasets", ["splits", "masked_records", "views",
+                                                  "papers", "documents", "citations"])
+                       for t in (ROLE_ARTIFACTS, ROLE_ARTIFACT_FAILURES)])
+def role_artifacts(context: dg.AssetExecutionContext, config: IdeasRunConfig,
+                   vault: VaultResource):
+    """The reference artifact of every target and role, through the ideas backend."""
+    paths = vault.paths()
+    report = build_role_artifacts(paths, config.settings())
+    if report.without_record:
+        context.log.warning(f"{len(report.without_record)} targets have no masked record")
+    yield dg.MaterializeResult(asset_key=ROLE_ARTIFACTS.name, metadata={
+        "dagster/row_count": report.artifacts, "targets": report.targets,
+        "by_role": counts_table(report.by_role, "role"),
+        "path": table_path(paths, ROLE_ARTIFACTS)})
+    yield dg.MaterializeResult(asset_key=ROLE_ARTIFACT_FAILURES.name, metadata={
+        "dagster/row_count": report.quarantined,
+        "path": table_path(paths, ROLE_ARTIFACT_FAILURES)})
+
+
 @dg.asset(group_name="datasets", deps=["splits", "views", "papers", "masked_records",
-                                       "citations"],
+                                       "citations", "role_artifacts", "eval_cards"],
           kinds={"polars", "parquet"}, **table_attrs(TRAINING_EXAMPLES))
 def training_examples(context: dg.AssetExecutionContext,
                       vault: VaultResource) -> dg.MaterializeResult:
@@ -64,5 +85,5 @@ def dataset_export_verifies(vault: VaultResource) -> dg.AssetCheckResult:
         metadata={"problems": dg.MetadataValue.json(problems[:20])})
 
 
-datasets_assets = [training_examples, dataset_export]
+datasets_assets = [role_artifacts, training_examples, dataset_export]
 datasets_checks = [dataset_export_verifies]

@@ -29,16 +29,18 @@ class IndexConfig(dg.Config):
     device: str = "cpu"
     allow_download: bool = False
     ann_min_rows: int = IndexSettings.ann_min_rows
+    exclude_evaluation: bool = IndexSettings.exclude_evaluation
 
 
-@dg.asset(group_name="index", deps=["splits", "views", "papers"], kinds={"lancedb"},
+@dg.asset(group_name="index", deps=["splits", "views", "papers", "eval_cards"], kinds={"lancedb"},
           **table_attrs(VIEWS_INDEX))
 def index(context: dg.AssetExecutionContext, config: IndexConfig,
           vault: VaultResource) -> dg.MaterializeResult:
     paths = vault.paths()
     embedder = load_embedder(EmbedderSettings(config.model, config.batch_size, config.device,
                                               config.allow_download))
-    report = build_index(paths, embedder, IndexSettings(ann_min_rows=config.ann_min_rows))
+    report = build_index(paths, embedder, IndexSettings(
+        ann_min_rows=config.ann_min_rows, exclude_evaluation=config.exclude_evaluation))
     speed = report.views_per_second
     context.log.info(f"index: {report.rows} rows, {report.embedded} embedded, "
                      f"{report.deleted} deleted, {report.unchanged} unchanged")
@@ -49,6 +51,7 @@ def index(context: dg.AssetExecutionContext, config: IndexConfig,
         "embedded": report.embedded, "unchanged": report.unchanged,
         "metadata_updated": report.metadata_updated, "deleted": report.deleted,
         "rebuilt_for_new_model": report.rebuilt,
+        "evaluation_papers_left_out": report.evaluation_excluded,
         "ann_index": report.ann_index or f"none (exact search below {config.ann_min_rows:,})",
         "views_per_second": dg.MetadataValue.float(round(speed, 1)) if speed else "n/a",
         "views_skipped": counts_table(report.skipped_views, "problem"),

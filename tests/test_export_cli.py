@@ -49,6 +49,13 @@ def test_cutoff_from_config_search_and_export(vault_paths: VaultPaths, tmp_path:
     assert exported.exit_code == 0, exported.output
     assert "gap_finder/train" in exported.output
     assert vault("export", "--check", str(out)).exit_code == 0
+    snapshot = tmp_path / "with-index"
+    assert vault("export", str(snapshot), "--with-index").exit_code == 0
+    import lancedb
+
+    index = lancedb.connect(str(snapshot / "vault" / "index")).open_table("views_index")
+    assert index.count_rows() > 0  # retrieval-grounded training needs nothing else
+    assert vault("export", "--check", str(snapshot)).exit_code == 0
     (out / "splits.jsonl").write_text("{}\n")
     checked = runner.invoke(app, ["export", "--check", str(out)])
     assert checked.exit_code == 1 and "splits.jsonl: sha256 differs" in checked.output

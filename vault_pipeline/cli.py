@@ -405,15 +405,23 @@ def search_(
              "search.")] = None,
     mode: Annotated[str, typer.Option(help="hybrid (vectors and full text, fused), vector "
                                            "or text.")] = "hybrid",
+    by_paper: Annotated[bool, typer.Option(
+        "--by-paper", help="One result per paper (its best view).")] = False,
+    other_views: Annotated[bool, typer.Option(
+        "--other-views", help="With --by-paper: each paper's other matching views too.")
+    ] = False,
     home: HomeOption = None,
 ) -> None:
     """Search the vault's index; one JSON object per result line, best first."""
+    from .index.papers import search_papers
     from .index.search import SearchFilters, parse_date, search_vault
 
     try:
         filters = SearchFilters(view=view, before=parse_date(before, "--before"),
                                 same_field=same_field, other_fields=other_fields)
-        hits = search_vault(_vault(home), text, k=k, filters=filters, mode=mode)
+        hits = (search_papers(_vault(home), text, k=k, filters=filters, mode=mode,
+                              other_views=other_views) if by_paper else
+                search_vault(_vault(home), text, k=k, filters=filters, mode=mode))
     except VaultError as exc:
         raise _fail(str(exc)) from None
     for hit in hits:
@@ -428,10 +436,19 @@ def export(
     overwrite: Annotated[bool, typer.Option(help="Replace an export already there.")] = False,
     check: Annotated[bool, typer.Option(
         "--check", help="Only verify an existing export against its manifest.")] = False,
+    formats: Annotated[list[str] | None, typer.Option(
+        "--format", help="Files beside Parquet: jsonl (the default), openai-jsonl (chat "
+                         "lines for fine-tuning services); repeat for both.")] = None,
+    include_evaluation: Annotated[bool, typer.Option(
+        "--include-evaluation", help="Keep papers an evaluation set uses in the training "
+                                     "files (left out by default).")] = False,
+    with_index: Annotated[bool, typer.Option(
+        "--with-index", help="Also copy the LanceDB index (vault views with vectors) into "
+                             "vault/index/; it can be large.")] = False,
     home: HomeOption = None,
 ) -> None:
-    """Write the training datasets (Parquet and JSON lines per role and split) with a
-    manifest.json and a data card README.md; --check verifies an export."""
+    """Write the training datasets (Parquet and JSON lines per role and split), the
+    retrievable vault, a manifest.json and a data card README.md; --check verifies one."""
     from .datasets.export import export_datasets
     from .datasets.manifest import verify_export
 
@@ -444,7 +461,10 @@ def export(
         typer.echo(f"{out_dir}: every file matches manifest.json")
         return
     try:
-        report = export_datasets(_paths(home), out_dir, overwrite=overwrite)
+        report = export_datasets(_paths(home), out_dir, overwrite=overwrite,
+                                 formats=tuple(formats or ("jsonl",)),
+                                 include_evaluation=include_evaluation,
+                                 include_index=with_index)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     except OSError as exc:  # a folder under a file, no permission, disk full
@@ -453,6 +473,35 @@ def export(
                f"(cutoff {report.cutoff}, seed {report.seed})")
     for table, rows in report.rows.items():
         typer.echo(f"  {table:<26}{rows:>8,} rows")
+    if report.evaluation_excluded:
+        typer.echo(f"  left out (used by an evaluation set): "
+                   f"{', '.join(report.evaluation_excluded)}")
+
+
+@app.command()
+def score(
+    generations: Annotated[Path, typer.Argument(help="JSON lines of {arxiv_id, role, "
+                                                     "generation}.")],
+    export_dir: Annotated[Path, typer.Option("--export", help="The export the examples "
+                                                              "come from.")],
+) -> None:
+    """Score generations: the role's validity gate and the citation-set F1 against the
+    reference artifact; one JSON object per line, then a summary."""
+    from .datasets.rewards import as_dict, score_file
+
+    if not generations.is_file():
+        raise _fail(f"{generations}: no such file")
+    results = []
+    try:
+        for result in score_file(generations, export_dir):
+            results.append(result)
+            typer.echo(json.dumps(as_dict(result), ensure_ascii=False))
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
+    valid = sum(r.valid for r in results)
+    mean = sum(r.gated_citation_f1 for r in results) / len(results) if results else 0.0
+    typer.secho(f"{len(results)} generations: {valid} pass the validity gate; mean gated "
+                f"citation F1 {mean:.3f}", err=True)
 
 
 # The bundled sample ends in 2025: the demo cuts there rather than at the default 2026-01-01,

@@ -370,6 +370,19 @@ TRAINING_EXAMPLES = TableSchema(
                "table and resolved record references), sorted.", False),
         Column("citations_in_vault", pa.list_(_str), "Those of them in the vault (what a "
                "retrieval-grounded answer can cite).", False),
+        Column("artifact", _str, "The role's reference artifact as JSON (`gaps`, "
+               "`candidate` or `report`: `role_artifacts`); null when it was quarantined."),
+        Column("artifact_citations", pa.list_(_str), "Vault ids the artifact cites: the "
+               "reference citation set of the citation-set F1.", False),
+        Column("messages", pa.list_(pa.struct([pa.field("role", _str),
+                                               pa.field("content", _str)])),
+               "Chat form (system, user, assistant) from the versioned role template; null "
+               "without an artifact."),
+        Column("prompt", _str, "The system and user text as one prompt."),
+        Column("completion", _str, "The assistant text: the artifact JSON."),
+        Column("template_version", _str, "Role template version (`gap_finder.v1`).", False),
+        Column("evaluation_paper", pa.bool_(), "Whether an evaluation set uses this paper "
+               "(left out of training exports by default).", False),
         Column("views_backend", _str, "Backend that produced the views."),
         Column("views_model", _str, "Model that produced the views."),
         Column("views_prompt_version", _str, "Prompt version of the views."),
@@ -457,6 +470,77 @@ LLM_FAILURES = TableSchema(
         Column("failed_at", _ts, "When it was quarantined.", False),
     ),
 )
+
+ROLE_ARTIFACTS = TableSchema(
+    "role_artifacts",
+    "One reference artifact per target and producer role, reconstructed from the paper and "
+    "judged by the integrity gate: the gap finder's `gaps`, the innovator's `candidate`, the "
+    "report writer's `report` (the masked record).",
+    (
+        Column("arxiv_id", _str, "The target paper.", False),
+        Column("role", _str, "`gap_finder`, `innovator` or `report_writer`.", False),
+        Column("artifact", _str, "`gaps`, `candidate` or `report`.", False),
+        Column("split", _str, "The target's split.", False),
+        Column("data", _str, "The artifact as JSON, valid against its schema "
+               "(`vault_pipeline.datasets.artifacts`); null where the paper does not say.",
+               False),
+        Column("citations", pa.list_(_str), "Vault ids it cites (near-miss papers, source "
+               "paper, resolved references), sorted: its citation set.", False),
+        Column("unresolved_citations", pa.list_(_str), "Ids it cites that are not in the "
+               "vault.", False),
+        *_PROVENANCE[:4],
+        Column("schema_version", _str, "Artifact schema version.", False),
+        Column("attempts", pa.int32(), "Answers asked for.", False),
+        Column("leaky_answer", pa.bool_(), "Whether an answer stated a result or the "
+               "solution (then retried or masked).", False),
+        Column("masked_findings", pa.list_(_finding), "What the integrity gate removed.",
+               False),
+        Column("created_at", _ts, "When it was made.", False),
+    ),
+)
+
+ROLE_ARTIFACT_FAILURES = TableSchema(
+    "role_artifact_failures",
+    "Role artifacts rejected after every retry: quarantined with the last raw answer and the "
+    "reasons, never dropped silently.",
+    (
+        Column("arxiv_id", _str, "The target paper.", False),
+        Column("role", _str, "Producer role.", False),
+        *_PROVENANCE[:4],
+        *LLM_FAILURES.columns[-6:],
+    ),
+)
+
+# Tables of an export only: the retrievable vault shipped with the training data.
+EXPORT_VAULT_PAPERS = TableSchema(
+    "vault/papers",
+    "The retrievable vault's papers (published before the cutoff): record metadata.",
+    (
+        *(c for c in PAPERS.columns if c.name in ("arxiv_id", "title", "published",
+                                                  "primary_category", "categories",
+                                                  "license")),
+        Column("evaluation_paper", pa.bool_(), "Whether an evaluation set uses it.", False),
+    ),
+)
+EXPORT_VAULT_VIEWS = TableSchema(
+    "vault/views",
+    "The retrievable vault's views (pre-cutoff papers only): what retrieval-grounded roles "
+    "search and cite.",
+    (
+        Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        Column("view", _str, "View name.", False),
+        Column("text", _str, "View text.", False),
+    ),
+)
+EXPORT_OPENAI = TableSchema(
+    "openai",
+    "Chat fine-tuning lines (`<role>/<split>.openai.jsonl`): one per example with a "
+    "reference artifact.",
+    (Column("messages", pa.list_(pa.struct([pa.field("role", _str), pa.field("content", _str)])),
+            "System, user and assistant turns; the assistant turn is the artifact JSON.",
+            False),),
+)
+
 
 def _idea_columns() -> tuple[Column, ...]:
     """The six parts as columns, from the pydantic model (defined once there)."""
@@ -710,7 +794,8 @@ ALL_TABLES: dict[str, TableSchema] = {
     t.name: t for t in (PAPERS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
                         SUBMISSIONS, REVIEWS, CITATIONS, CITATION_COUNTS, DOCUMENTS,
                         DOCUMENT_ATTEMPTS, SPLITS, VIEWS_INDEX, TRAINING_EXAMPLES,
-                        MASKED_RECORDS, VIEWS, LLM_FAILURES, EVAL_IDEAS, EVAL_IDEA_FAILURES,
+                        MASKED_RECORDS, VIEWS, LLM_FAILURES, ROLE_ARTIFACTS,
+                        ROLE_ARTIFACT_FAILURES, EVAL_IDEAS, EVAL_IDEA_FAILURES,
                         EVAL_POINTWISE, EVAL_PAIRWISE, EVAL_GROUPWISE, EVAL_REVIEW_POPULATION,
                         EVAL_REVIEW_STRATIFIED, EVAL_REVIEW_ANCHORS, EVAL_EXCLUDED, EVAL_CARDS)
 }
@@ -721,4 +806,7 @@ if __name__ == "__main__":  # `python -m vault_pipeline.schemas > docs/tables.md
           "LanceDB table under `$VAULT_HOME/index/`). Generated from "
           "`vault_pipeline/schemas.py`, the one definition of every table.\n")
     for _table in ALL_TABLES.values():
+        print(f"## `{_table.name}`\n\n{_table.doc}\n\n{_table.markdown()}\n")
+    print("# Export-only tables\n")
+    for _table in (EXPORT_VAULT_PAPERS, EXPORT_VAULT_VIEWS, EXPORT_OPENAI):
         print(f"## `{_table.name}`\n\n{_table.doc}\n\n{_table.markdown()}\n")

@@ -1,32 +1,107 @@
 """The data card (`README.md` of an export): what the data is, how to load it, how it was
-made, and under which licenses. Its YAML header declares one Hugging Face `datasets` config
-per role, so `load_dataset(OUT_DIR, "gap_finder")` finds the files without arguments."""
+made, how to score a generation, and under which licenses. Its YAML header declares one
+Hugging Face `datasets` config per role (the first present one the default), with
+`dataset_info` (features, split sizes), so `load_dataset(OUT_DIR)` and
+`load_dataset(OUT_DIR, "innovator")` find the files without arguments."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
+import yaml
 
 from ..integrity.report import card_lines
+from ..schemas import TRAINING_EXAMPLES
 from ..splits.assign import TARGET_SPLITS
+from .rewards import FIELD_WEIGHTS, MANDATORY_REPORT, REWARD_MIX
 from .training import ROLES
 
 ARXIV_LICENSES = "https://arxiv.org/help/license"
+CITATION = """@misc{research_idea_vault,
+  title  = {Research Idea Vault: results-masked training datasets for research ideation},
+  note   = {Exported by research-idea-vault; the role chain follows IdeaScientist},
+  year   = {2026}
+}"""
+
+
+def _feature(kind: pa.DataType) -> dict[str, Any]:
+    """The `datasets` YAML form of one Arrow type (scalars, lists, lists of structs)."""
+    if pa.types.is_list(kind):
+        item = kind.value_type
+        if pa.types.is_struct(item):
+            return {"list": [{"name": f.name, **_feature(f.type)} for f in item]}
+        return {"list": _feature(item)["dtype"]}
+    names = {pa.string(): "string", pa.date32(): "date32", pa.int64(): "int64",
+             pa.int32(): "int32", pa.bool_(): "bool"}
+    return {"dtype": names[kind]}
+
+
+def _size_category(n: int) -> str:
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if n < limit:
+            return label
+    return "100K<n<1M"
 
 
 def _yaml_header(manifest: dict[str, Any]) -> str:
     rows = {t["name"]: t["rows"] for t in manifest["tables"]}
-    configs = []
+    size = {f["path"]: f["bytes"] for f in manifest["files"]}
+    features = [{"name": c.name, **_feature(c.type)} for c in TRAINING_EXAMPLES.columns]
+    configs, infos = [], []
     for role in ROLES:  # empty splits are left out: `datasets` refuses a file of no rows
         present = [s for s in TARGET_SPLITS if rows.get(f"{role}/{s}")]
         if present:
-            configs += [f"- config_name: {role}", "  data_files:"]
-            configs += [f"  - split: {s}\n    path: {role}/{s}.parquet" for s in present]
-    lines = ["---", "license: other", "language:", "- en",
-             "pretty_name: Research Idea Vault training datasets"]
-    lines += ["configs:", *configs] if configs else []
-    return "\n".join([*lines, "---"])
+            config: dict[str, Any] = {"config_name": role, "data_files": [
+                {"split": s, "path": f"{role}/{s}.parquet"} for s in present]}
+            configs.append({**config, "default": True} if not configs else config)
+            infos.append({"config_name": role, "features": features, "splits": [
+                {"name": s, "num_bytes": size[f"{role}/{s}.parquet"],
+                 "num_examples": rows[f"{role}/{s}"]} for s in present]})
+    total = sum(rows.get(f"{r}/{s}", 0) for r in ROLES for s in TARGET_SPLITS)
+    header: dict[str, Any] = {
+        "license": "other", "license_name": "arxiv-per-paper-licenses",
+        "license_link": ARXIV_LICENSES, "language": ["en"],
+        "pretty_name": "Research Idea Vault training datasets",
+        "task_categories": ["text-generation"], "size_categories": [_size_category(total)],
+        "tags": ["research-ideation", "results-masked"]}
+    if configs:
+        header |= {"configs": configs, "dataset_info": infos}
+    return "---\n" + yaml.dump(header, Dumper=_PlainDumper, sort_keys=False, width=100) + "---"
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """Writes repeated values out (no `&id001` anchors: the Hub's card parser is strict)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _weights(role: str) -> str:
+    weights = FIELD_WEIGHTS[role]
+    return ", ".join(f"`{f}` {w}" for f, w in weights.items())
+
+
+def _index_note(manifest: dict[str, Any]) -> str:
+    if any(f["table"] == "vault/index" for f in manifest["files"]):
+        return ("`vault/index/` is a snapshot of the LanceDB index of these views "
+                "(`lancedb.connect(\"vault/index\").open_table(\"views_index\")`).")
+    return "The LanceDB index is not included (`vault export --with-index` adds it)."
+
+
+def _evaluation_note(manifest: dict[str, Any]) -> str:
+    info = manifest.get("evaluation") or {}
+    excluded = info.get("excluded_from_training") or []
+    marked = info.get("papers_marked", 0)
+    if info.get("included"):
+        return (f"Evaluation papers are **included** on request ({marked} papers are used by "
+                "an evaluation set; their rows have `evaluation_paper` true).")
+    listed = ", ".join(excluded) if excluded else "none of the targets"
+    return (f"Papers an evaluation set uses ({marked} marked) are **left out** of the training "
+            f"files: {listed}. The vault files keep them, marked in `evaluation_paper`; "
+            "the retrieval index leaves them out unless built with `exclude_evaluation` "
+            "off.")
 
 
 def _data_files(rows: dict[str, int]) -> str:
@@ -68,14 +143,21 @@ def data_card(manifest: dict[str, Any], examples: pl.DataFrame,
 Cutoff **{manifest['cutoff']}**, seed **{manifest['seed']}**, exported by
 research-idea-vault {manifest['project_version']} on {manifest['created_at']}.
 {empty_note}
-Each row pairs a post-cutoff target paper with one producer role: the role's **inputs**
-(`problem_setting`, `challenge`: the target's problem and what fails) and its **reference
-artifact** (`reference`: the target's own research gap, intuition or proposal), with the
-arXiv ids the target cites (`reference_citations`, and `citations_in_vault`, the ones a
-retrieval-grounded answer could find). Texts are results-masked by the integrity gate (see
-"Results masking" below for what it removed and how well it is measured to work). One
-partition (train / validation / test) is shared by every role, so a
-paper is never a training target for one role and a test target for another.
+Each row pairs a post-cutoff target paper with one producer role, as the source study
+(IdeaScientist) trains them: the role's **inputs** (`problem_setting`, `challenge`: the
+target's problem and what fails) and its **reference artifact** (`artifact`, JSON),
+reconstructed from the real paper: the gap finder's `gaps` (per challenge axis, at most two
+contrastive gaps with near-miss vault papers, a flaw category, why it matters, an evidence
+route; no solution), the innovator's `candidate` (intuition, gap, source paper, borrowed
+mechanism, novelty type, plain mapping, why it could work, key assumption, nearest
+difference, main risk) and the report writer's `report` (the results-masked record). What a
+paper does not say is null. `artifact_citations` is the artifact's citation set (vault ids);
+`messages` (system / user / assistant) and `prompt` / `completion` are the same example for
+chat and completion trainers, from the role template named in `template_version`; a row whose
+artifact was quarantined has them null. `reference` keeps the matching view's text. Texts are
+results-masked by the integrity gate (see "Results masking" below). One partition
+(train / validation / test) is shared by every role, so a paper is never a training target
+for one role and a test target for another.
 
 | role | reference view | {" | ".join(TARGET_SPLITS)} |
 |---|---|{"---|" * len(TARGET_SPLITS)}
@@ -88,14 +170,41 @@ Papers per split of the whole vault (`splits.parquet`, with the reason for each 
 
 ```python
 from datasets import load_dataset
+ds = load_dataset("path/to/this/folder")                 # the default config (first role)
+ds = load_dataset("path/to/this/folder", "innovator")    # one config per role
 ds = load_dataset("parquet", data_files={_data_files(rows)})
-ds = load_dataset("path/to/this/folder", "gap_finder")   # same, from the header above
 
 import polars as pl
 train = pl.read_parquet("gap_finder/train.parquet")      # or pl.read_ndjson(".../train.jsonl")
 ```
 
-`manifest.json` lists every file with its sha256, rows and schema.
+`manifest.json` lists every file with its sha256, rows and schema. With
+`vault export --format openai-jsonl`, `<role>/<split>.openai.jsonl` holds one
+`{{"messages": [...]}}` line per example with an artifact, for fine-tuning services.
+
+The retrievable vault is in `vault/`: `papers.parquet` (the pre-cutoff papers' metadata) and
+`views.parquet` (their views), so retrieval-grounded training needs nothing else; a cited id
+is valid when it is in `vault/papers.parquet`. {_index_note(manifest)}
+
+## Evaluation papers
+
+{_evaluation_note(manifest)}
+
+## Rewards
+
+The deterministic parts of the study's reward ship with the data
+(`vault_pipeline.datasets.rewards`; `vault score GENERATIONS.jsonl --export THIS_FOLDER`):
+
+- citation-set F1: `2 |C_gen ∩ C_ref| / (|C_gen| + |C_ref|)` against `artifact_citations`;
+- validity gate `g`: a legal schema; gaps: at most two per axis and at least one; innovator:
+  one candidate with its gap; report: the mandatory fields
+  ({", ".join(f"`{f}`" for f in MANDATORY_REPORT)}); every cited id in the vault.
+- the study's mix: `r = {REWARD_MIX["rubric"]} g (r_free + r_ref + r_cit) / 3 +
+  {REWARD_MIX["process"]} r_proc`; `r_free` and `r_ref` need an LLM judge. Field weights of
+  the reference-grounded score `r_ref` (uniform for the gap finder, important fields 2):
+  - gap_finder: {_weights("gap_finder")}
+  - innovator: {_weights("innovator")}
+  - report_writer: {_weights("report_writer")}
 
 ## How it was made
 
@@ -123,4 +232,10 @@ Read from `integrity.json` (the integrity report of the vault at export time):
   distribution license). Respect it when redistributing or training:
 
 {license_rows}
+
+## Citation
+
+```bibtex
+{CITATION}
+```
 """

@@ -1,12 +1,16 @@
 """`vault export OUT_DIR`: the training datasets as files a trainer loads in one line.
 
 Layout: ``<role>/<split>.parquet`` and ``<role>/<split>.jsonl`` for each producer role and
-target split, ``splits.parquet`` (the whole partition, with reasons), ``README.md`` (the
+target split (``<role>/<split>.openai.jsonl``, chat lines for fine-tuning services, with
+``openai-jsonl``), ``vault/`` (the retrievable vault: pre-cutoff papers and their views),
+``splits.parquet`` (the whole partition, with reasons), ``README.md`` (the
 data card, whose YAML header lets `datasets.load_dataset(OUT_DIR, role)` find the files) and
 ``manifest.json`` (tables, row counts, schemas, sha256 of every file, cutoff, seed,
 provenance, project version). The evaluation sets, when built, go to ``evaluation/<set>/``
 (`vault_pipeline.evalsets.export`). The export is written in a scratch folder next to OUT_DIR
-and renamed into place, so OUT_DIR is either the previous export or the new one, never half."""
+and renamed into place, so OUT_DIR is either the previous export or the new one, never half.
+Every file is readable by other users (0644, folders 0755). Papers an evaluation set uses are
+left out of the training files unless asked for (`include_evaluation`)."""
 
 from __future__ import annotations
 
@@ -19,13 +23,22 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import VaultError
+from ..evalsets.contamination import evaluation_papers, mark
 from ..evalsets.export import add_evaluation_sets
-from ..index.lance_index import index_metadata_of
+from ..index.lance_index import TABLE, index_dir, index_metadata_of
 from ..integrity.report import build_report
 from ..paths import VaultPaths
-from ..schemas import SPLITS, TRAINING_EXAMPLES, TableSchema
+from ..schemas import (
+    EXPORT_OPENAI,
+    EXPORT_VAULT_PAPERS,
+    EXPORT_VAULT_VIEWS,
+    SPLITS,
+    TRAINING_EXAMPLES,
+    TableSchema,
+)
 from ..splits.assign import TARGET_SPLITS
-from ..splits.inputs import read_required
+from ..splits.build import VAULT
+from ..splits.inputs import read_optional, read_required
 from ..storage import write_table
 from .card import data_card
 from .manifest import (
@@ -38,6 +51,8 @@ from .manifest import (
 )
 from .training import ROLES
 
+FORMATS = ("jsonl", "openai-jsonl")  # beside Parquet, which is always written
+
 
 @dataclass(frozen=True)
 class ExportReport:
@@ -46,16 +61,65 @@ class ExportReport:
     rows: dict[str, int]
     cutoff: str
     seed: int
+    evaluation_excluded: list[str]  # target papers left out: an evaluation set uses them
 
 
 def _write_pair(frame: pl.DataFrame, folder: Path, stem: str,
-                schema: TableSchema) -> list[Path]:
+                schema: TableSchema, jsonl: bool = True) -> list[Path]:
     """Parquet (typed, with the schema's docs) and JSON lines (dates as ISO strings)."""
     folder.mkdir(parents=True, exist_ok=True)
-    parquet, jsonl = folder / f"{stem}.parquet", folder / f"{stem}.jsonl"
+    parquet = folder / f"{stem}.parquet"
     write_table(parquet, frame, schema)
-    frame.select(schema.names).write_ndjson(jsonl)
-    return [parquet, jsonl]
+    if not jsonl:
+        return [parquet]
+    frame.select(schema.names).write_ndjson(folder / f"{stem}.jsonl")
+    return [parquet, folder / f"{stem}.jsonl"]
+
+
+def _write_openai(frame: pl.DataFrame, folder: Path, stem: str) -> tuple[Path, int]:
+    """One `{"messages": [...]}` line per example with a reference artifact."""
+    chat = frame.filter(pl.col("messages").is_not_null()).select("messages")
+    target = folder / f"{stem}.openai.jsonl"
+    chat.write_ndjson(target)
+    return target, chat.height
+
+
+def _vault_tables(paths: VaultPaths, splits: pl.DataFrame,
+                  evaluation: set[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The retrievable vault: pre-cutoff papers' metadata and their views."""
+    ids = splits.filter(pl.col("split") == VAULT).select("arxiv_id")
+    papers = read_optional(paths, "papers")
+    views = read_optional(paths, "views")
+    kept = ids if papers is None else ids.join(papers, on="arxiv_id", how="inner")
+    for column in EXPORT_VAULT_PAPERS.names:
+        if column not in kept.columns:
+            kept = kept.with_columns(pl.lit(None, pl.String).alias(column))
+    kept = mark(kept, evaluation).select(EXPORT_VAULT_PAPERS.names).sort("arxiv_id")
+    texts = (pl.DataFrame(schema=EXPORT_VAULT_VIEWS.polars) if views is None else
+             views.join(ids, on="arxiv_id", how="semi").select(EXPORT_VAULT_VIEWS.names)
+             .drop_nulls("text").unique(["arxiv_id", "view"], keep="first")
+             .sort("arxiv_id", "view"))
+    return kept, texts
+
+
+def _index_snapshot(paths: VaultPaths, staging: Path) -> list[FileEntry]:
+    """A copy of the LanceDB index (vault views with vectors) under `vault/index/`; it can
+    be large, so it is written only on request."""
+    source = index_dir(paths) / f"{TABLE}.lance"
+    if not source.is_dir():
+        raise VaultError("the index does not exist yet: materialize it first "
+                         "(vault materialize --select index), or export without the index")
+    target = staging / "vault" / "index" / source.name
+    shutil.copytree(source, target)
+    return [FileEntry.of(staging, f, "vault/index", None) for f in sorted(target.rglob("*"))
+            if f.is_file()]
+
+
+def _readable(root: Path) -> None:
+    """Folders 0755, files 0644: the export is for other users (temp files are 0600)."""
+    root.chmod(0o755)
+    for path in root.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
 
 
 def _check_target(out_dir: Path, overwrite: bool) -> None:
@@ -71,29 +135,58 @@ def _check_target(out_dir: Path, overwrite: bool) -> None:
 
 
 def export_datasets(paths: VaultPaths, out_dir: Path, overwrite: bool = False,
-                    index_info: dict[str, str] | None = None) -> ExportReport:
+                    index_info: dict[str, str] | None = None,
+                    formats: tuple[str, ...] = ("jsonl",),
+                    include_evaluation: bool = False,
+                    include_index: bool = False) -> ExportReport:
     """Write the export of the vault's current `training_examples` and `splits`."""
+    unknown = set(formats) - set(FORMATS)
+    if unknown:
+        raise VaultError(f"unknown export format {sorted(unknown)[0]!r}; choose from "
+                         f"{', '.join(FORMATS)}")
     out_dir = out_dir.expanduser().resolve()
     _check_target(out_dir, overwrite)
     examples = read_required(paths, TRAINING_EXAMPLES.name, tuple(TRAINING_EXAMPLES.names))
     splits = read_required(paths, SPLITS.name, tuple(SPLITS.names))
     if splits.is_empty():
         raise VaultError("the splits table is empty: nothing to export")
+    evaluation = evaluation_papers(paths)
+    examples = mark(examples, evaluation)
+    excluded = [] if include_evaluation else sorted(
+        set(examples.filter(pl.col("evaluation_paper"))["arxiv_id"].to_list()))
+    examples = examples.filter(~pl.col("arxiv_id").is_in(excluded))
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
         files: list[FileEntry] = []
+        schemas: dict[str, TableSchema] = {"splits": SPLITS}
         for role in ROLES:
             for split in TARGET_SPLITS:
                 part = examples.filter((pl.col("role") == role) & (pl.col("split") == split))
-                written = _write_pair(part, staging / role, split, TRAINING_EXAMPLES)
+                written = _write_pair(part, staging / role, split, TRAINING_EXAMPLES,
+                                      "jsonl" in formats)
                 files += [FileEntry.of(staging, f, f"{role}/{split}", part.height)
                           for f in written]
+                if "openai-jsonl" in formats:
+                    chat, lines = _write_openai(part, staging / role, split)
+                    schemas[f"{role}/{split}/openai"] = EXPORT_OPENAI
+                    files.append(FileEntry.of(staging, chat, f"{role}/{split}/openai", lines))
         written = _write_pair(splits, staging, "splits", SPLITS)
         files += [FileEntry.of(staging, f, "splits", splits.height) for f in written]
+        for frame, schema in zip(_vault_tables(paths, splits, evaluation),
+                                 (EXPORT_VAULT_PAPERS, EXPORT_VAULT_VIEWS), strict=True):
+            name = schema.name.split("/")[1]
+            written = _write_pair(frame, staging / "vault", name, schema, jsonl=False)
+            schemas[schema.name] = schema
+            files += [FileEntry.of(staging, f, schema.name, frame.height) for f in written]
         if index_info is None:
             index_info = index_metadata_of(paths)
-        manifest = build_manifest(files, examples, splits, index_info)
+        snapshot = _index_snapshot(paths, staging) if include_index else []
+        manifest = build_manifest(files, examples, splits, index_info, schemas)
+        manifest["files"] += [e.as_dict() for e in snapshot]
+        manifest["evaluation"] = {"papers_marked": len(evaluation),
+                                  "excluded_from_training": excluded,
+                                  "included": include_evaluation}
         add_evaluation_sets(paths, staging, manifest)
         integrity = build_report(paths)
         report_file = staging / INTEGRITY_FILE
@@ -108,12 +201,13 @@ def export_datasets(paths: VaultPaths, out_dir: Path, overwrite: bool = False,
         problems = verify_export(staging)
         if problems:
             raise VaultError(f"export does not verify: {problems[0]}")
+        _readable(staging)
         _swap_into_place(staging, out_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     rows = {t["name"]: t["rows"] for t in manifest["tables"]}
     return ExportReport(out_dir, len(manifest["files"]), rows, manifest["cutoff"],
-                        manifest["seed"])
+                        manifest["seed"], excluded)
 
 
 def _swap_into_place(staging: Path, out_dir: Path) -> None:

@@ -18,7 +18,8 @@ import pyarrow.parquet as pq
 
 from ..schemas import SPLITS, TRAINING_EXAMPLES, TableSchema
 from ..storage import atomic_write_bytes
-from .training import ROLES
+from .artifacts import ARTIFACT_NAMES
+from .training import ROLES, TEMPLATES
 
 MANIFEST = "manifest.json"
 INTEGRITY_FILE = "integrity.json"  # the integrity report the card quotes
@@ -43,7 +44,7 @@ class FileEntry:
     @classmethod
     def of(cls, root: Path, file: Path, table: str, rows: int | None) -> FileEntry:
         kind = {".parquet": "parquet", ".jsonl": "jsonl", ".md": "markdown",
-                ".json": "json"}[file.suffix]
+                ".json": "json"}.get(file.suffix, "binary")  # the index snapshot's files
         return cls(file.relative_to(root).as_posix(), table, kind, rows, file.stat().st_size,
                    sha256_file(file))
 
@@ -71,11 +72,15 @@ def _counts(frame: pl.DataFrame, columns: list[str]) -> list[dict[str, Any]]:
 
 
 def build_manifest(files: list[FileEntry], examples: pl.DataFrame, splits: pl.DataFrame,
-                   index_info: dict[str, str]) -> dict[str, Any]:
+                   index_info: dict[str, str],
+                   schemas: dict[str, TableSchema] | None = None) -> dict[str, Any]:
+    """The manifest of ``files``; a table's schema is ``schemas[name]`` (the training
+    examples' when not named there)."""
+    schemas = {"splits": SPLITS, **(schemas or {})}
     tables = []
     for entry in files:
         if not any(t["name"] == entry.table for t in tables):
-            schema = SPLITS if entry.table == "splits" else TRAINING_EXAMPLES
+            schema = schemas.get(entry.table, TRAINING_EXAMPLES)
             tables.append({"name": entry.table, "rows": entry.rows, "schema": _schema(schema),
                            "files": []})
         next(t for t in tables if t["name"] == entry.table)["files"].append(entry.path)
@@ -85,7 +90,8 @@ def build_manifest(files: list[FileEntry], examples: pl.DataFrame, splits: pl.Da
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "cutoff": str(splits["cutoff"][0]), "seed": int(splits["seed"][0]),
         "split_counts": dict(sorted(splits.group_by("split").len().iter_rows())),
-        "roles": {role: {"inputs": ["problem_setting", "challenge"], "reference": view}
+        "roles": {role: {"inputs": ["problem_setting", "challenge"], "reference_view": view,
+                         "artifact": ARTIFACT_NAMES[role], "template": TEMPLATES[role]}
                   for role, view in ROLES.items()},
         "provenance": {
             "views": _counts(per_paper, ["views_backend", "views_model",

@@ -2,19 +2,23 @@
 for all roles) and every producer role, the role's inputs and its reference artifact.
 
 Roles read the same inputs, the target's problem setting and challenge; each is scored
-against its own view of the target (seed paper): the gap finder against the research gap,
-the innovator against the intuition, the report writer against the proposal. The cited ids
-are what the citation-set F1 reward compares with."""
+against its own reference artifact (`role_artifacts`: the gaps, the candidate, the report),
+with that artifact's citation set for the citation-set F1. The matching view of the target
+stays in `reference` for text-only use. `messages` / `prompt` / `completion` are the same
+example in the forms trainers read, from the versioned role templates."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import polars as pl
 
+from ..evalsets.contamination import evaluation_papers
+from ..ideas.prompting import read_sections
 from ..ids import id_expr
 from ..paths import VaultPaths
-from ..schemas import SPLITS, TRAINING_EXAMPLES
+from ..schemas import ROLE_ARTIFACTS, SPLITS, TRAINING_EXAMPLES
 from ..splits.assign import TARGET_SPLITS
 from ..splits.build import VAULT
 from ..splits.inputs import clean_views, read_optional, read_required, views_wide
@@ -23,6 +27,33 @@ from ..storage import write_table
 ROLES: dict[str, str] = {"gap_finder": "research_gap", "innovator": "intuition",
                          "report_writer": "proposal"}
 INPUT_VIEWS = ("problem_setting", "challenge")
+TEMPLATES = {role: f"{role}.v1" for role in ROLES}  # versioned role templates
+
+
+@functools.lru_cache(maxsize=8)
+def _template(version: str) -> dict[str, str]:
+    return read_sections(version, ("system", "user"), "vault_pipeline.datasets",
+                         "templates")[0]
+
+
+def role_messages(role: str, problem_setting: str, challenge: str,
+                  artifact: str | None = None) -> list[dict[str, str]]:
+    """System and user turns of a role (and the assistant turn: the artifact, if given)."""
+    sections = _template(TEMPLATES[role])
+    user = (sections["user"].replace("{{problem_setting}}", problem_setting)
+            .replace("{{challenge}}", challenge))
+    turns = [{"role": "system", "content": sections["system"]},
+             {"role": "user", "content": user}]
+    return turns + ([{"role": "assistant", "content": artifact}] if artifact else [])
+
+
+def _chat_columns(row: dict) -> dict:
+    turns = role_messages(row["role"], row["problem_setting"], row["challenge"],
+                          row["artifact"])
+    has = row["artifact"] is not None
+    return {"messages": turns if has else None,
+            "prompt": f"{turns[0]['content']}\n\n{turns[1]['content']}" if has else None,
+            "completion": row["artifact"]}
 
 
 @dataclass
@@ -60,9 +91,21 @@ def _provenance(views: pl.DataFrame) -> pl.DataFrame:
                                       for c in ("backend", "model", "prompt_version")))
 
 
+def _artifacts(artifacts: pl.DataFrame | None) -> pl.DataFrame:
+    """arxiv_id, role → artifact JSON and its citation set."""
+    if artifacts is None:
+        return pl.DataFrame(schema={"arxiv_id": pl.String, "role": pl.String,
+                                    "artifact": pl.String,
+                                    "artifact_citations": pl.List(pl.String)})
+    return artifacts.select("arxiv_id", "role", pl.col("data").alias("artifact"),
+                            pl.col("citations").alias("artifact_citations"))
+
+
 def compute_training(splits: pl.DataFrame, views: pl.DataFrame, papers: pl.DataFrame,
-                     records: pl.DataFrame | None,
-                     citations: pl.DataFrame | None) -> tuple[pl.DataFrame, TrainingReport]:
+                     records: pl.DataFrame | None, citations: pl.DataFrame | None,
+                     artifacts: pl.DataFrame | None = None,
+                     evaluation: set[str] | None = None
+                     ) -> tuple[pl.DataFrame, TrainingReport]:
     report = TrainingReport()
     targets = splits.filter(pl.col("split").is_in(TARGET_SPLITS)).select(
         "arxiv_id", "split", "cutoff", "seed")
@@ -91,7 +134,18 @@ def compute_training(splits: pl.DataFrame, views: pl.DataFrame, papers: pl.DataF
                                 pl.col("cited").alias("reference_citations"),
                                 pl.col("in_vault").alias("citations_in_vault"))
               for role, view in ROLES.items()]
-    out = pl.concat(frames, how="diagonal_relaxed") if frames else base
+    out = (pl.concat(frames, how="diagonal_relaxed")
+           .join(_artifacts(artifacts), on=["arxiv_id", "role"], how="left")
+           .with_columns(pl.col("artifact_citations").fill_null(pl.lit([], pl.List(pl.String))),
+                         pl.col("role").replace_strict(TEMPLATES).alias("template_version"),
+                         pl.col("arxiv_id").is_in(sorted(evaluation or ()))
+                         .alias("evaluation_paper")))
+    chat = [_chat_columns(r) for r in out.select(
+        "role", "problem_setting", "challenge", "artifact").iter_rows(named=True)]
+    kinds = TRAINING_EXAMPLES.polars
+    chat_frame = pl.DataFrame(chat, schema={k: kinds[k] for k in ("messages", "prompt",
+                                                                  "completion")})
+    out = out.with_columns(*chat_frame.get_columns())
     for column in TRAINING_EXAMPLES.names:
         if column not in out.columns:
             out = out.with_columns(pl.lit(None).alias(column))
@@ -104,12 +158,15 @@ def compute_training(splits: pl.DataFrame, views: pl.DataFrame, papers: pl.DataF
 
 
 def build_training(paths: VaultPaths) -> TrainingReport:
-    """Read splits, views, papers (and records, citations where present); write the table."""
+    """Read splits, views, papers (and records, citations, role artifacts and evaluation sets
+    where present); write the table."""
     splits = read_required(paths, SPLITS.name, ("arxiv_id", "split", "cutoff", "seed"))
     views = read_required(paths, "views", ("arxiv_id", "view", "text"))
     papers = read_required(paths, "papers", ("arxiv_id", "title", "published"))
     frame, report = compute_training(splits, views, papers,
                                      read_optional(paths, "masked_records"),
-                                     read_optional(paths, "citations"))
+                                     read_optional(paths, "citations"),
+                                     read_optional(paths, ROLE_ARTIFACTS.name),
+                                     evaluation_papers(paths))
     write_table(paths.table(TRAINING_EXAMPLES.name), frame, TRAINING_EXAMPLES)
     return report

@@ -64,12 +64,17 @@ class IdeasReport:
         return self.leaky_answers / self.processed if self.processed else 0.0
 
 
-def read_inputs(paths: VaultPaths) -> list[PaperInput]:
+def read_inputs(paths: VaultPaths, only: Sequence[str] | None = None) -> list[PaperInput]:
+    """Every paper's input (``only``: just those ids, e.g. the targets)."""
     papers = read_table(paths.table(PAPERS.name), PAPERS)
     documents_file = paths.table(DOCUMENTS.name)
     documents = pl.read_parquet(documents_file) if documents_file.exists() else None
     if documents is not None:
         documents = documents.filter(pl.col("arxiv_id").is_not_null())
+    if only is not None:
+        papers = papers.filter(pl.col("arxiv_id").is_in(list(only)))
+        if documents is not None:
+            documents = documents.filter(pl.col("arxiv_id").is_in(list(only)))
     return load_inputs(papers, documents)
 
 

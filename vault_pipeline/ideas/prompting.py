@@ -37,26 +37,33 @@ class Prompt:
                 {"role": "user", "content": self.repair.replace("{{reason}}", reason)}]
 
 
-def available() -> list[str]:
-    folder = resources.files("vault_pipeline.ideas") / "prompts"
-    return sorted(p.name.removesuffix(".md") for p in folder.iterdir()
-                  if p.name.endswith(".md"))
+def available(package: str = "vault_pipeline.ideas", folder: str = "prompts") -> list[str]:
+    root = resources.files(package) / folder
+    return sorted(p.name.removesuffix(".md") for p in root.iterdir() if p.name.endswith(".md"))
+
+
+def read_sections(version: str, required: tuple[str, ...],
+                  package: str = "vault_pipeline.ideas",
+                  folder: str = "prompts") -> tuple[dict[str, str], str]:
+    """The ``## name`` sections of ``<folder>/<version>.md`` and the file's sha256; a clear
+    error names the versions there are (also the role templates of the exports)."""
+    path = resources.files(package) / folder / f"{version}.md"
+    if not path.is_file():
+        raise ValueError(f"no prompt {version!r}; available: "
+                         f"{', '.join(available(package, folder))}")
+    raw = path.read_text(encoding="utf-8")
+    pieces = _SECTION.split(_COMMENT.sub("", raw))
+    sections = {pieces[i]: pieces[i + 1].strip() for i in range(1, len(pieces) - 1, 2)}
+    missing = set(required) - set(sections)
+    if missing:
+        raise ValueError(f"prompt {version} lacks sections {sorted(missing)}")
+    return sections, hashlib.sha256(raw.encode()).hexdigest()
 
 
 @functools.lru_cache(maxsize=8)
 def load_prompt(version: str = DEFAULT_PROMPT) -> Prompt:
     """Load ``prompts/<version>.md``; a clear error names the versions there are."""
-    path = resources.files("vault_pipeline.ideas") / "prompts" / f"{version}.md"
-    if not path.is_file():
-        raise ValueError(f"no prompt {version!r}; available: {', '.join(available())}")
-    raw = path.read_text(encoding="utf-8")
-    body = _COMMENT.sub("", raw)
-    pieces = _SECTION.split(body)
-    sections = {pieces[i]: pieces[i + 1].strip() for i in range(1, len(pieces) - 1, 2)}
-    missing = {"system", "user", "repair"} - set(sections)
-    if missing:
-        raise ValueError(f"prompt {version} lacks sections {sorted(missing)}")
+    sections, sha = read_sections(version, ("system", "user", "repair"))
     if "{{paper}}" not in sections["user"]:
         raise ValueError(f"prompt {version}: the user section has no {{{{paper}}}}")
-    return Prompt(version, sections["system"], sections["user"], sections["repair"],
-                  hashlib.sha256(raw.encode()).hexdigest())
+    return Prompt(version, sections["system"], sections["user"], sections["repair"], sha)

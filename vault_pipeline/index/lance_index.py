@@ -28,6 +28,7 @@ import polars as pl
 import pyarrow as pa
 
 from ..errors import VaultError
+from ..evalsets.contamination import evaluation_papers
 from ..paths import VaultPaths
 from ..schemas import SPLITS, VIEWS_INDEX
 from ..splits.build import VAULT
@@ -59,6 +60,7 @@ class IndexSettings:
     batch_rows: int = 2_048
     ann_partitions: int | None = None  # default: sqrt(rows)
     ann_nprobes: int = 80
+    exclude_evaluation: bool = True  # papers an evaluation set uses are not retrievable
 
 
 @dataclass
@@ -71,6 +73,7 @@ class IndexReport:
     rebuilt: bool = False
     ann_index: str | None = None
     fts_index: bool = False
+    evaluation_excluded: int = 0  # papers an evaluation set uses: none is retrievable
     embed_seconds: float = 0.0
     embedder: str = ""
     dimension: int = 0
@@ -139,14 +142,18 @@ def archives_expr(column: str) -> pl.Expr:
         maintain_order=True)
 
 
-def vault_rows(paths: VaultPaths) -> tuple[pl.DataFrame, CleanViews, date]:
+def vault_rows(paths: VaultPaths, exclude_evaluation: bool = True
+               ) -> tuple[pl.DataFrame, CleanViews, date]:
     """Every row the index should hold: usable views of papers the splits put in the vault,
-    and, as a second guard, published before the cutoff."""
+    and, as a second guard, published before the cutoff; without the papers an evaluation
+    set uses, unless asked."""
     splits = read_required(paths, SPLITS.name, ("arxiv_id", "split", "cutoff"))
     if splits.is_empty():
         raise VaultError("the splits table is empty: materialize splits first")
     cutoff = splits["cutoff"][0]
     vault_ids = splits.filter(pl.col("split") == VAULT).select("arxiv_id")
+    used = sorted(evaluation_papers(paths)) if exclude_evaluation else []
+    vault_ids = vault_ids.filter(~pl.col("arxiv_id").is_in(used))
     papers = read_required(paths, "papers", ("arxiv_id", "published", "categories",
                                              "primary_category"))
     views = clean_views(read_required(paths, "views", ("arxiv_id", "view", "text")))
@@ -220,8 +227,10 @@ def build_index(paths: VaultPaths, embedder: Embedder,
     """Bring the index in step with the vault: embed new and changed views, update moved
     metadata, delete what left, then refresh the full-text and ANN indexes."""
     settings = settings or IndexSettings()
-    rows, views, cutoff = vault_rows(paths)
+    rows, views, cutoff = vault_rows(paths, settings.exclude_evaluation)
     report = IndexReport(embedder=embedder.name, dimension=embedder.dimension, cutoff=cutoff)
+    report.evaluation_excluded = (len(evaluation_papers(paths))
+                                  if settings.exclude_evaluation else 0)
     report.skipped_views = dict(views.problems.group_by("problem").len().iter_rows())
     schema = lance_schema(embedder)
     table = _open_or_create(connect(paths), schema, embedder, report)

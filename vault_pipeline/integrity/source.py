@@ -28,7 +28,7 @@ _STOP_WORDS = (
     "a an the of to in on for with by and or as at from is are was were be been being it its "
     "this that these those we our they their which who whom than then also into over under "
     "between while both each such can could may might will would should shall not no")
-_STOP = frozenset(_STOP_WORDS.split(" "))
+STOP_WORDS = _STOP = frozenset(_STOP_WORDS.split(" "))  # also the vault retrieval's
 SHINGLE = 5
 
 
