@@ -30,7 +30,7 @@ from ..ideas.record import RECORD_FIELDS
 from ..ideas.settings import IdeasSettings
 from ..ids import normalize_arxiv_id
 from ..integrity.gate import FieldPolicy, gate_key, paper_gate
-from ..integrity.llm_judge import LLMJudge
+from ..integrity.llm_judge import judge_for
 from ..integrity.method import method_terms
 from ..integrity.source import STOP_WORDS
 from ..paths import VaultPaths
@@ -366,7 +366,7 @@ def build_role_artifacts(paths: VaultPaths, settings: IdeasSettings | None = Non
             else:
                 chosen = llm
                 requests = _requests(role, targets, chosen, settings)
-            second = (LLMJudge(chosen) if chosen.uses_prompt and settings.llm_judge else None)
+            second = judge_for(chosen, settings.llm_judge)
             prompt = load_prompt(PROMPTS.get(role, settings.prompt))
             outcome = run_batch(chosen, requests, prompt, settings.max_retries,
                                 _gate_for(role, by_id, second is None),
