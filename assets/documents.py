@@ -57,7 +57,7 @@ def documents(context: dg.AssetExecutionContext, config: DocumentsRunConfig,
     report = build_documents(paths, config.to_library())
     context.log.info(f"documents: {report.rows} rows; {report.converted} converted, "
                      f"{report.reused} reused, {report.resumed} resumed from a crashed run")
-    rates = quality.success_rates(paths.table(DOCUMENT_ATTEMPTS.name))
+    rates = quality.success_rates(paths.store)
     yield dg.MaterializeResult(
         asset_key="documents",
         metadata={
@@ -90,20 +90,19 @@ class SuccessFloorConfig(dg.Config):
                 "the configured share of its inputs; rates by source in the metadata.")
 def documents_success_rate(config: SuccessFloorConfig,
                            vault: VaultResource) -> dg.AssetCheckResult:
-    path = vault.paths().table(DOCUMENT_ATTEMPTS.name)
-    return check_result(quality.success_floor(path, config.min_success_rate),
+    return check_result(quality.success_floor(vault.paths().store, config.min_success_rate),
                    dg.AssetCheckSeverity.WARN)
 
 
 @dg.asset_check(asset="documents", blocking=True,
                 description="No row marked successful has empty text.")
 def documents_ok_rows_have_text(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.ok_rows_have_text(vault.paths().table(DOCUMENTS.name)))
+    return check_result(quality.ok_rows_have_text(vault.paths().store))
 
 
 @dg.asset_check(asset="documents", description="One row per arXiv id.")
 def documents_one_row_per_paper(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.one_row_per_paper(vault.paths().table(DOCUMENTS.name)))
+    return check_result(quality.one_row_per_paper(vault.paths().store))
 
 
 documents_checks = [documents_success_rate, documents_ok_rows_have_text,

@@ -113,35 +113,35 @@ def evaluation_sets(context: dg.AssetExecutionContext, config: EvalSetsConfig,
 @dg.asset_check(asset=EVAL_IDEAS.name, blocking=True,
                 description="No part of any idea states a measured result.")
 def eval_ideas_without_results(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.ideas_without_results(vault.paths().table(EVAL_IDEAS.name)))
+    return check_result(quality.ideas_without_results(vault.paths().store))
 
 
 @dg.asset_check(asset=EVAL_PAIRWISE.name, blocking=True,
                 description="Every pair has its type's labels, the better one is the higher "
                             "label, nobody appears twice within a type.")
 def eval_pairs_valid(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.pairs_valid(vault.paths().table(EVAL_PAIRWISE.name)))
+    return check_result(quality.pairs_valid(vault.paths().store))
 
 
 @dg.asset_check(asset=EVAL_GROUPWISE.name, blocking=True,
                 description="Every group: one venue, one member per label, ranked by label, "
                             "the best first.")
 def eval_groups_valid(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.groups_valid(vault.paths().table(EVAL_GROUPWISE.name)))
+    return check_result(quality.groups_valid(vault.paths().store))
 
 
 @dg.asset_check(asset=EVAL_REVIEW_STRATIFIED.name, blocking=True,
                 description="No score bin holds more papers than its quota, none twice.")
 def eval_strata_within_quota(vault: VaultResource) -> dg.AssetCheckResult:
-    paths = vault.paths()
+    store = vault.paths().store
     settings = EvalSetsSettings()
-    cards = paths.table(EVAL_CARDS.name)
-    if cards.exists():
-        built = pl.read_parquet(cards).filter(pl.col("set_name") == "review_stratified")
+    cards = store.read_optional(EVAL_CARDS)
+    if cards is not None:
+        built = cards.filter(pl.col("set_name") == "review_stratified")
         if built.height:
             settings = EvalSetsSettings.resolve(json.loads(built["settings"][0]))
-    return check_result(quality.strata_within_quota(paths.table(EVAL_REVIEW_STRATIFIED.name),
-                                               settings.per_bin, settings.dense_bins))
+    return check_result(quality.strata_within_quota(store, settings.per_bin,
+                                                    settings.dense_bins))
 
 
 evalsets_assets = [evaluation_sets]

@@ -94,37 +94,33 @@ def views(context: dg.AssetExecutionContext, vault: VaultResource) -> dg.Materia
 @dg.asset_check(asset="masked_records", blocking=True,
                 description="No field of any record states a measured result.")
 def masked_records_no_leaks(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.record_leak_findings(vault.paths().table(MASKED_RECORDS.name)))
+    return check_result(quality.record_leak_findings(vault.paths().store))
 
 
 @dg.asset_check(asset="masked_records", blocking=True,
                 description="Every row is a valid record, with provenance, one per paper.")
 def masked_records_valid(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.records_valid(vault.paths().table(MASKED_RECORDS.name)))
+    return check_result(quality.records_valid(vault.paths().store))
 
 
 @dg.asset_check(asset="llm_failures",
                 description="Share of papers quarantined stays under 5% (warning).")
 def llm_failures_rate(vault: VaultResource) -> dg.AssetCheckResult:
-    paths = vault.paths()
-    outcome = quality.quarantine_rate(paths.table(MASKED_RECORDS.name),
-                                      paths.table(LLM_FAILURES.name), limit=0.05)
+    outcome = quality.quarantine_rate(vault.paths().store, limit=0.05)
     return check_result(outcome, dg.AssetCheckSeverity.WARN)
 
 
 @dg.asset_check(asset="views", blocking=True,
                 description="No view states a measured result.")
 def views_no_leaks(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.view_leak_findings(vault.paths().table(VIEWS.name)))
+    return check_result(quality.view_leak_findings(vault.paths().store))
 
 
 @dg.asset_check(asset="views", description="Every record has its five views with "
                 "substantive content (warning: a view the record had nothing for is absent, "
                 "and its paper is never a target); the placeholder rate.")
 def views_complete(vault: VaultResource) -> dg.AssetCheckResult:
-    paths = vault.paths()
-    return check_result(quality.views_complete(paths.table(MASKED_RECORDS.name),
-                                               paths.table(VIEWS.name)),
+    return check_result(quality.views_complete(vault.paths().store),
                         dg.AssetCheckSeverity.WARN)
 
 
@@ -132,9 +128,7 @@ def views_complete(vault: VaultResource) -> dg.AssetCheckResult:
                 description="No problem view (problem_setting, challenge) states the solution "
                             "or names the paper's method; the method-leak rate.")
 def problem_views_method_free(vault: VaultResource) -> dg.AssetCheckResult:
-    paths = vault.paths()
-    return check_result(quality.problem_views_method_free(paths.table(MASKED_RECORDS.name),
-                                                          paths.table(VIEWS.name)))
+    return check_result(quality.problem_views_method_free(vault.paths().store))
 
 
 ideas_assets = [masked_records, views]

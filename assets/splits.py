@@ -7,7 +7,6 @@ from vault_pipeline.schemas import SPLITS
 from vault_pipeline.splits import quality
 from vault_pipeline.splits.build import build_splits
 from vault_pipeline.splits.classifiers import make_classifier
-from vault_pipeline.splits.inputs import read_optional
 from vault_pipeline.splits.settings import (
     DEFAULT_CUTOFF,
     DEFAULT_MIN_CITED_IN_VAULT,
@@ -65,9 +64,9 @@ def splits(context: dg.AssetExecutionContext, config: SplitsConfig,
                 description="Every paper in exactly one split, on the right side of the "
                             "cutoff, under one cutoff and seed.")
 def splits_disjoint_and_complete(vault: VaultResource) -> dg.AssetCheckResult:
-    paths = vault.paths()
-    outcome = quality.disjoint_and_complete(read_optional(paths, SPLITS.name),
-                                            read_optional(paths, "papers"))
+    store = vault.paths().store
+    outcome = quality.disjoint_and_complete(store.read_optional(SPLITS),
+                                            store.read_optional("papers"))
     return check_result(outcome)
 
 

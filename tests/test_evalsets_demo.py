@@ -12,10 +12,10 @@ import polars as pl
 from typer.testing import CliRunner
 
 from vault_pipeline.cli import app
+from vault_pipeline.datasets.evaluation import add_evaluation_sets
 from vault_pipeline.datasets.manifest import FORMAT, verify_export, write_manifest
 from vault_pipeline.evalsets.build import build_evalsets
 from vault_pipeline.evalsets.constructed import constructed_venue, write_pages
-from vault_pipeline.evalsets.export import add_evaluation_sets
 from vault_pipeline.evalsets.settings import EvalSetsSettings
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.raw.zone import RawZone

@@ -14,7 +14,6 @@ from .citations_parse import S2_KIND, parse_batch
 from .paths import VaultPaths
 from .raw.zone import RawZone
 from .schemas import CITATION_COUNTS, CITATIONS
-from .storage import write_table
 
 
 @dataclass
@@ -54,8 +53,7 @@ def build_citations(paths: VaultPaths) -> CitationsReport:
                                           how="semi")
                       .unique(maintain_order=True)
                       .sort("citing_s2_id", "cited_position", nulls_last=True))
-    report.papers = write_table(paths.table(CITATION_COUNTS.name),
-                                count_frame.sort("s2_id"), CITATION_COUNTS)
-    report.citations = write_table(paths.table(CITATIONS.name), citation_frame, CITATIONS)
+    report.papers = paths.store.write(CITATION_COUNTS, count_frame.sort("s2_id"))
+    report.citations = paths.store.write(CITATIONS, citation_frame)
     report.cited_with_arxiv_id = citation_frame.get_column("cited_arxiv_id").drop_nulls().len()
     return report

@@ -5,7 +5,7 @@ target split, ``splits.parquet`` (the whole partition, with reasons), ``README.m
 data card, whose YAML header lets `datasets.load_dataset(OUT_DIR, role)` find the files) and
 ``manifest.json`` (tables, row counts, schemas, sha256 of every file, cutoff, seed,
 provenance, project version). The evaluation sets, when built, go to ``evaluation/<set>/``
-(`vault_pipeline.evalsets.export`). The export is written in a scratch folder next to OUT_DIR
+(`vault_pipeline.datasets.evaluation`). The export is written in a scratch folder next to OUT_DIR
 and renamed into place, so OUT_DIR is either the previous export or the new one, never half."""
 
 from __future__ import annotations
@@ -19,15 +19,13 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import VaultError
-from ..evalsets.export import add_evaluation_sets
 from ..index.lance_index import index_metadata_of
 from ..integrity.report import build_report
 from ..paths import VaultPaths
-from ..schemas import SPLITS, TRAINING_EXAMPLES, TableSchema
+from ..schemas import SPLITS, TRAINING_EXAMPLES
 from ..splits.assign import TARGET_SPLITS
-from ..splits.inputs import read_required
-from ..storage import write_table
 from .card import data_card
+from .evaluation import add_evaluation_sets
 from .manifest import (
     INTEGRITY_FILE,
     MANIFEST,
@@ -35,6 +33,7 @@ from .manifest import (
     build_manifest,
     verify_export,
     write_manifest,
+    write_pair,
 )
 from .training import ROLES
 
@@ -46,16 +45,6 @@ class ExportReport:
     rows: dict[str, int]
     cutoff: str
     seed: int
-
-
-def _write_pair(frame: pl.DataFrame, folder: Path, stem: str,
-                schema: TableSchema) -> list[Path]:
-    """Parquet (typed, with the schema's docs) and JSON lines (dates as ISO strings)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    parquet, jsonl = folder / f"{stem}.parquet", folder / f"{stem}.jsonl"
-    write_table(parquet, frame, schema)
-    frame.select(schema.names).write_ndjson(jsonl)
-    return [parquet, jsonl]
 
 
 def _check_target(out_dir: Path, overwrite: bool) -> None:
@@ -75,8 +64,8 @@ def export_datasets(paths: VaultPaths, out_dir: Path, overwrite: bool = False,
     """Write the export of the vault's current `training_examples` and `splits`."""
     out_dir = out_dir.expanduser().resolve()
     _check_target(out_dir, overwrite)
-    examples = read_required(paths, TRAINING_EXAMPLES.name, tuple(TRAINING_EXAMPLES.names))
-    splits = read_required(paths, SPLITS.name, tuple(SPLITS.names))
+    examples = paths.store.read_required(TRAINING_EXAMPLES, TRAINING_EXAMPLES.names)
+    splits = paths.store.read_required(SPLITS, SPLITS.names)
     if splits.is_empty():
         raise VaultError("the splits table is empty: nothing to export")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -86,10 +75,10 @@ def export_datasets(paths: VaultPaths, out_dir: Path, overwrite: bool = False,
         for role in ROLES:
             for split in TARGET_SPLITS:
                 part = examples.filter((pl.col("role") == role) & (pl.col("split") == split))
-                written = _write_pair(part, staging / role, split, TRAINING_EXAMPLES)
+                written = write_pair(part, staging / role, split, TRAINING_EXAMPLES)
                 files += [FileEntry.of(staging, f, f"{role}/{split}", part.height)
                           for f in written]
-        written = _write_pair(splits, staging, "splits", SPLITS)
+        written = write_pair(splits, staging, "splits", SPLITS)
         files += [FileEntry.of(staging, f, "splits", splits.height) for f in written]
         if index_info is None:
             index_info = index_metadata_of(paths)

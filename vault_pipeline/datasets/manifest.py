@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 
 from ..schemas import SPLITS, TRAINING_EXAMPLES, TableSchema
 from ..storage import atomic_write_bytes
+from ..tables import write_parquet
 from .training import ROLES
 
 MANIFEST = "manifest.json"
@@ -29,6 +30,16 @@ PROJECT = "research-idea-vault"
 def sha256_file(path: Path) -> str:
     with path.open("rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def write_pair(frame: pl.DataFrame, folder: Path, stem: str,
+               schema: TableSchema) -> list[Path]:
+    """Parquet (typed, with the schema's docs) and JSON lines (dates as ISO strings)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    parquet, jsonl = folder / f"{stem}.parquet", folder / f"{stem}.jsonl"
+    write_parquet(parquet, frame, schema)
+    frame.select(schema.names).write_ndjson(jsonl)
+    return [parquet, jsonl]
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ import polars as pl
 from ..paths import VaultPaths
 from ..raw.zone import RawZone
 from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS, PAPERS
-from ..storage import atomic_path, read_table, write_table
+from ..storage import atomic_path
 from .cleaning import CLEANING_VERSION
 from .convert import LATEX, PDF, Settings, Task, convert_task
 from .naming import arxiv_id_of
@@ -191,16 +191,15 @@ class DocumentsBuild:
 
     def load_previous(self) -> None:
         """Attempts and texts from the last run (with current versions) and the journal."""
-        attempts = read_table(self.paths.table(DOCUMENT_ATTEMPTS.name), DOCUMENT_ATTEMPTS)
+        attempts = self.paths.store.read(DOCUMENT_ATTEMPTS)
         current = attempts.filter(
             pl.col("kind").replace_strict(self.versions, default=None)
             == pl.col("converter_version"))
         for row in current.iter_rows(named=True):
             self.attempts[row["sha256"]] = row
-        table = self.paths.table(DOCUMENTS.name)
-        if table.exists():
-            texts = (pl.scan_parquet(table).filter(pl.col("sha256").is_not_null()
-                                                  & pl.col("text").is_not_null())
+        table = self.paths.store.scan_optional(DOCUMENTS)
+        if table is not None:
+            texts = (table.filter(pl.col("sha256").is_not_null() & pl.col("text").is_not_null())
                      .select("sha256", "converter_version").collect())
             self.text_from_table = {
                 sha for sha, version in texts.iter_rows()
@@ -303,20 +302,17 @@ class DocumentsBuild:
     def _texts(self) -> pl.LazyFrame:
         columns = ["sha256", *TEXT_COLUMNS]
         parts = [self.journal.scan().select(columns)]
-        table = self.paths.table(DOCUMENTS.name)
-        if table.exists() and self.text_from_table:
-            parts.append(pl.scan_parquet(table)
-                         .filter(pl.col("sha256").is_in(list(self.text_from_table)))
+        table = self.paths.store.scan_optional(DOCUMENTS)
+        if table is not None and self.text_from_table:
+            parts.append(table.filter(pl.col("sha256").is_in(list(self.text_from_table)))
                          .select(columns))
         return pl.concat(parts, how="vertical_relaxed").unique("sha256", keep="first")
 
     def write(self, selection: pl.DataFrame) -> None:
         """Write `documents` (streamed) and `document_attempts`, each atomically."""
-        papers = (pl.scan_parquet(self.paths.table(PAPERS.name))
-                  .select("arxiv_id", "title", "abstract")
-                  if self.paths.table(PAPERS.name).exists()
-                  else pl.LazyFrame(schema={"arxiv_id": pl.String, "title": pl.String,
-                                            "abstract": pl.String}))
+        store = self.paths.store
+        papers = (store.scan(PAPERS) if store.exists(PAPERS)
+                  else store.read(PAPERS).lazy()).select("arxiv_id", "title", "abstract")
         with_files = selection.lazy().join(self._texts(), on="sha256", how="left")
         converted = with_files.with_columns(
             pl.when(pl.col("winner")).then(pl.col(c)).otherwise(None).alias(c)
@@ -324,16 +320,15 @@ class DocumentsBuild:
         documents = (with_abstracts(converted, papers)
                      .select(DOCUMENTS.names).cast(DOCUMENTS.polars)  # type: ignore[arg-type]
                      .sort("arxiv_id", "sha256", nulls_last=True))
-        with atomic_path(self.paths.table(DOCUMENTS.name)) as tmp:
+        with store.writing(DOCUMENTS) as tmp:
             documents.sink_parquet(tmp, compression="zstd")
         attempts = pl.DataFrame(list(self.attempts.values()), schema=DOCUMENT_ATTEMPTS.polars) \
             if self.attempts else pl.DataFrame(schema=DOCUMENT_ATTEMPTS.polars)
-        write_table(self.paths.table(DOCUMENT_ATTEMPTS.name),
-                    attempts.sort("kind", "sha256"), DOCUMENT_ATTEMPTS)
+        store.write(DOCUMENT_ATTEMPTS, attempts.sort("kind", "sha256"))
         self._summarise(attempts)
 
     def _summarise(self, attempts: pl.DataFrame) -> None:
-        table = pl.scan_parquet(self.paths.table(DOCUMENTS.name))
+        table = self.paths.store.scan(DOCUMENTS)
         self.report.rows = table.select(pl.len()).collect().item()
         self.report.by_status = dict(table.group_by("status").len().collect().iter_rows())
         self.report.by_source = dict(table.group_by("source").len().collect().iter_rows())

@@ -19,15 +19,14 @@ import polars as pl
 from ..integrity.gate import PLAIN_TEXT, Gate, gate_key, mask_plain, paper_gate
 from ..integrity.llm_judge import LLMJudge
 from ..paths import VaultPaths
+from ..records.masked import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
 from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
-from ..storage import read_table, write_table
 from .backends import Backend, make_backend
 from .backends.base import Request
 from .decompose import BatchOutcome, findings_rows, now, run_batch
 from .incremental import BatchRows, StageTables, rows_frame, run_incremental
 from .inputs import PaperInput, input_hash, load_inputs
 from .prompting import Prompt, load_prompt
-from .record import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
 from .settings import IdeasSettings
 from .views import VIEWS_VERSION, build_all
 
@@ -65,9 +64,8 @@ class IdeasReport:
 
 
 def read_inputs(paths: VaultPaths) -> list[PaperInput]:
-    papers = read_table(paths.table(PAPERS.name), PAPERS)
-    documents_file = paths.table(DOCUMENTS.name)
-    documents = pl.read_parquet(documents_file) if documents_file.exists() else None
+    papers = paths.store.read(PAPERS)
+    documents = paths.store.read_optional(DOCUMENTS)
     if documents is not None:
         documents = documents.filter(pl.col("arxiv_id").is_not_null())
     return load_inputs(papers, documents)
@@ -206,12 +204,12 @@ def views_rows(records: pl.DataFrame, gate: Gate | None = None) -> list[dict[str
 
 
 def build_views(paths: VaultPaths) -> ViewsReport:
-    records = read_table(paths.table(MASKED_RECORDS.name), MASKED_RECORDS)
+    records = paths.store.read(MASKED_RECORDS)
     rows = views_rows(records)
     kept = [r for r in rows if r["text"]]
     frame = rows_frame(kept, VIEWS)
     report = ViewsReport(records=records.height, empty_views=len(rows) - len(kept))
-    report.views = write_table(paths.table(VIEWS.name), frame, VIEWS)
+    report.views = paths.store.write(VIEWS, frame)
     report.masked_findings = sum(len(r["masked_findings"]) for r in rows)
     report.method_removed = sum(1 for r in rows for f in r["masked_findings"]
                                 if f["layer"] == "method")

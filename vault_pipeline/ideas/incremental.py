@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from ..paths import VaultPaths
 from ..schemas import TableSchema
-from ..storage import read_table, write_table
+from ..tables import write_parquet
 from .backends.base import Request
 
 # Records and failures rows of one batch, each a dict of its table's columns.
@@ -61,7 +61,7 @@ class _Checkpoints:
 
     def save(self, batch_key: str, frames: dict[str, pl.DataFrame]) -> None:
         for kind, frame in frames.items():
-            write_table(self.folder / f"{batch_key}.{kind}.parquet", frame, self.schemas[kind])
+            write_parquet(self.folder / f"{batch_key}.{kind}.parquet", frame, self.schemas[kind])
 
     def clear(self) -> None:
         for file in self.folder.glob("*.parquet"):
@@ -71,7 +71,7 @@ class _Checkpoints:
 def _previous(paths: VaultPaths, schema: TableSchema, saved: list[pl.DataFrame]
               ) -> pl.DataFrame:
     """The table with the checkpoints of an interrupted run, one row per input hash."""
-    frames = [read_table(paths.table(schema.name), schema), *saved]
+    frames = [paths.store.read(schema), *saved]
     frame = pl.concat([f.select(schema.names) for f in frames], how="vertical_relaxed")
     return frame.unique("input_hash", keep="last", maintain_order=True)
 
@@ -131,9 +131,7 @@ def run_incremental(paths: VaultPaths, tables: StageTables, requests: Sequence[R
                              .unique("input_hash", keep="last", maintain_order=True),
                              tables, current, requested).filter(
         ~pl.col(tables.key).is_in(all_records.get_column(tables.key).to_list()))
-    counts.records = write_table(paths.table(tables.records.name),
-                                 all_records.sort(tables.key), tables.records)
-    counts.quarantined = write_table(paths.table(tables.failures.name),
-                                     all_failures.sort(tables.key), tables.failures)
+    counts.records = paths.store.write(tables.records, all_records.sort(tables.key))
+    counts.quarantined = paths.store.write(tables.failures, all_failures.sort(tables.key))
     checkpoints.clear()
     return counts

@@ -31,7 +31,7 @@ from ..errors import VaultError
 from ..paths import VaultPaths
 from ..schemas import SPLITS, VIEWS_INDEX
 from ..splits.build import VAULT
-from ..splits.inputs import CleanViews, clean_views, read_required
+from ..splits.inputs import CleanViews, clean_views
 from .embedders import Embedder
 
 if TYPE_CHECKING:
@@ -142,14 +142,14 @@ def archives_expr(column: str) -> pl.Expr:
 def vault_rows(paths: VaultPaths) -> tuple[pl.DataFrame, CleanViews, date]:
     """Every row the index should hold: usable views of papers the splits put in the vault,
     and, as a second guard, published before the cutoff."""
-    splits = read_required(paths, SPLITS.name, ("arxiv_id", "split", "cutoff"))
+    splits = paths.store.read_required(SPLITS.name, ("arxiv_id", "split", "cutoff"))
     if splits.is_empty():
         raise VaultError("the splits table is empty: materialize splits first")
     cutoff = splits["cutoff"][0]
     vault_ids = splits.filter(pl.col("split") == VAULT).select("arxiv_id")
-    papers = read_required(paths, "papers", ("arxiv_id", "published", "categories",
+    papers = paths.store.read_required("papers", ("arxiv_id", "published", "categories",
                                              "primary_category"))
-    views = clean_views(read_required(paths, "views", ("arxiv_id", "view", "text")))
+    views = clean_views(paths.store.read_required("views", ("arxiv_id", "view", "text")))
     rows = (views.views.select("arxiv_id", "view", "text")
             .join(vault_ids, on="arxiv_id", how="semi")
             .join(papers.select("arxiv_id", "published", "primary_category", "categories"),
