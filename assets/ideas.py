@@ -6,35 +6,18 @@ import dagster as dg
 
 from vault_pipeline.ideas import quality
 from vault_pipeline.ideas.build import build_masked_records, build_views
-from vault_pipeline.ideas.settings import IdeasSettings
+from vault_pipeline.ideas.settings import STAGE, IdeasSettings
 from vault_pipeline.schemas import LLM_FAILURES, MASKED_RECORDS, VIEWS
 
+from .config import stage_config
 from .metadata import check_result, counts_table, table_attrs, table_path, table_spec
 from .resources import VaultResource
 
-
-class IdeasRunConfig(dg.Config):
-    """Unset fields fall back to `VAULT_IDEAS_<FIELD>`, then to the defaults
-    (`vault_pipeline.ideas.settings.IdeasSettings`). Switching backend is one value:
-    `backend: extractive | openai | vllm | batch_file`."""
-
-    backend: str | None = None
-    model: str | None = None
-    prompt: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    concurrency: int | None = None
-    timeout_s: float | None = None
-    max_retries: int | None = None
-    llm_judge: bool | None = None
-    max_tokens: int | None = None
-    temperature: float | None = None
-    batch_size: int | None = None
-    retry_failures: bool | None = None
-    batch_output: str | None = None
-
-    def settings(self) -> IdeasSettings:
-        return IdeasSettings.resolve(self.model_dump())
+IdeasRunConfig = stage_config(
+    IdeasSettings, STAGE, "IdeasRunConfig",
+    "Unset fields fall back to `vault.toml`, then `VAULT_IDEAS_<FIELD>`, then the defaults "
+    "(`vault_pipeline.ideas.settings.IdeasSettings`). Switching backend is one value: "
+    "`backend: extractive | openai | vllm | batch_file`.")
 
 
 @dg.multi_asset(
@@ -44,7 +27,8 @@ class IdeasRunConfig(dg.Config):
 def masked_records(context: dg.AssetExecutionContext, config: IdeasRunConfig,
                    vault: VaultResource):
     paths = vault.paths()
-    report = build_masked_records(paths, config.settings(), log=context.log.info)
+    settings = IdeasSettings.resolve(config.model_dump(), home=paths.home)
+    report = build_masked_records(paths, settings, log=context.log.info)
     yield dg.MaterializeResult(
         asset_key="masked_records",
         metadata={

@@ -112,7 +112,8 @@ def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
     report.extraction = extract_ideas(
         paths, candidates.frame.select("forum_id", "venue_id", "title", "abstract",
                                        "arxiv_id"),
-        inputs.documents, IdeasSettings.resolve(settings.ideas), settings.prompt, backend, log)
+        inputs.documents, IdeasSettings.resolve(settings.ideas, home=paths.home),
+        settings.prompt, backend, log)
     clock.lap("ideas")
     ideas = _idea_column(paths)
     pool = candidates.frame.join(ideas, on="forum_id", how="inner", maintain_order="left")

@@ -16,6 +16,7 @@ from datetime import UTC, date, datetime, timedelta
 import polars as pl
 
 from ..schemas import CITATIONS, PAPERS
+from ..splits.settings import SplitSettings
 from . import arxiv_api
 from .context import HarvestContext
 from .http import HarvestError
@@ -95,11 +96,12 @@ def lookup(ctx: HarvestContext, ids: Iterable[str], references: bool = True,
 
 
 def post_cutoff_ids(ctx: HarvestContext, cutoff: date | None = None) -> list[str]:
-    """``ARXIV:`` ids of the vault's papers published on or after the cutoff."""
+    """``ARXIV:`` ids of the vault's papers published on or after the cutoff (the split's,
+    resolved for this vault: `vault.toml` [splits], `VAULT_SPLITS_CUTOFF`, the default)."""
     table = ctx.paths.store.scan_optional(PAPERS)
     if table is None:
         return []
-    cutoff = cutoff or ctx.config.s2.cutoff
+    cutoff = cutoff or SplitSettings.resolve(ctx.paths.home).cutoff
     ids = (table.filter(pl.col("published") >= cutoff)
            .select("arxiv_id").sort("arxiv_id").collect().get_column("arxiv_id"))
     return [s2_id(i) for i in ids]
