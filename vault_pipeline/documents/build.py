@@ -14,8 +14,8 @@ the old table and the journal into the new one, never all held in memory."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,10 +24,10 @@ from pathlib import Path
 
 import polars as pl
 
+from ..journal import Journal
 from ..paths import VaultPaths
 from ..raw.zone import RawZone
-from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS, PAPERS
-from ..storage import atomic_path
+from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS, PAPERS, TableSchema
 from .cleaning import CLEANING_VERSION
 from .convert import LATEX, PDF, Settings, Task, convert_task
 from .naming import arxiv_id_of
@@ -111,46 +111,15 @@ def candidates_by_paper(inputs: Iterable[Input]) -> dict[str, list[Input]]:
     return papers
 
 
-class Journal:
-    """Finished conversions on disk, in small Parquet parts, until the tables are written."""
+def _journal_schema() -> TableSchema:
+    """Attempt rows with their texts: what a finished conversion leaves in the journal."""
+    texts = {c.name: c for c in DOCUMENTS.columns}
+    columns = (*DOCUMENT_ATTEMPTS.columns, *(texts[name] for name in TEXT_COLUMNS))
+    return TableSchema("documents_journal", "Finished conversions of a running build.",
+                       tuple(dataclasses.replace(c, nullable=True) for c in columns))
 
-    def __init__(self, root: Path):
-        self.root = root
-        self.pending: list[dict] = []
 
-    @staticmethod
-    def schema() -> pl.Schema:
-        schema = DOCUMENT_ATTEMPTS.polars
-        text_types = DOCUMENTS.polars
-        for name in TEXT_COLUMNS:
-            schema[name] = text_types[name]
-        return schema
-
-    def add(self, row: dict) -> None:
-        self.pending.append(row)
-        if len(self.pending) >= JOURNAL_FLUSH:
-            self.flush()
-
-    def flush(self) -> None:
-        if not self.pending:
-            return
-        self.root.mkdir(parents=True, exist_ok=True)
-        frame = pl.DataFrame(self.pending, schema=self.schema())
-        with atomic_path(self.root / f"part-{uuid.uuid4().hex}.parquet") as tmp:
-            frame.write_parquet(tmp)
-        self.pending = []
-
-    def parts(self) -> list[Path]:
-        return sorted(self.root.glob("part-*.parquet")) if self.root.exists() else []
-
-    def scan(self) -> pl.LazyFrame:
-        parts = self.parts()
-        if not parts:
-            return pl.LazyFrame(schema=self.schema())
-        return pl.scan_parquet(parts).unique("sha256", keep="last")
-
-    def clear(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+JOURNAL = _journal_schema()
 
 
 def _attempt_row(item: Input, result: Conversion, config: DocumentsConfig,
@@ -180,7 +149,8 @@ class DocumentsBuild:
         self.paths = paths
         self.config = config
         self.convert = convert
-        self.journal = Journal(paths.scratch / "documents-journal")
+        self.journal = Journal(paths.scratch / "documents-journal", {"rows": JOURNAL},
+                               flush_every=JOURNAL_FLUSH)
         self.unpack_dir = paths.scratch / "documents-unpack"
         self.report = DocumentsReport()
         versions = {kind: config.settings.converter(kind)[1] for kind in (LATEX, PDF)}
@@ -188,6 +158,10 @@ class DocumentsBuild:
         self.attempts: dict[str, dict] = {}  # sha256 -> attempt row (no text)
         self.text_from_table: set[str] = set()  # ok attempts whose text is in `documents`
         self.journal_shas: set[str] = set()  # attempts whose text is in the journal
+
+    def _journal(self) -> pl.LazyFrame:
+        """The journal's conversions, the last of each input."""
+        return self.journal.scan().unique("sha256", keep="last")
 
     def load_previous(self) -> None:
         """Attempts and texts from the last run (with current versions) and the journal."""
@@ -205,7 +179,7 @@ class DocumentsBuild:
                 sha for sha, version in texts.iter_rows()
                 if sha in self.attempts and self.attempts[sha]["converter_version"] == version
             }
-        journal = self.journal.scan().drop(TEXT_COLUMNS).collect()
+        journal = self._journal().drop(TEXT_COLUMNS).collect()
         for row in journal.iter_rows(named=True):
             if self.versions.get(row["kind"]) == row["converter_version"]:
                 self.attempts[row["sha256"]] = row
@@ -301,7 +275,7 @@ class DocumentsBuild:
 
     def _texts(self) -> pl.LazyFrame:
         columns = ["sha256", *TEXT_COLUMNS]
-        parts = [self.journal.scan().select(columns)]
+        parts = [self._journal().select(columns)]
         table = self.paths.store.scan_optional(DOCUMENTS)
         if table is not None and self.text_from_table:
             parts.append(table.filter(pl.col("sha256").is_in(list(self.text_from_table)))

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import polars as pl
 import pyarrow as pa
 
+from ..journal import Journal
 from ..paths import VaultPaths
 from ..schemas import TableSchema
-from ..tables import write_parquet
 from .backends.base import Request
 
 # Records and failures rows of one batch, each a dict of its table's columns.
@@ -47,25 +47,6 @@ class IncrementalCounts:
 def rows_frame(rows: list[dict], schema: TableSchema) -> pl.DataFrame:
     """Rows as a frame of exactly the table's Arrow schema (nested structs included)."""
     return pl.from_arrow(pa.Table.from_pylist(rows, schema=schema.arrow))  # type: ignore
-
-
-class _Checkpoints:
-    """Finished batches of the running stage, so a crash loses at most one batch."""
-
-    def __init__(self, paths: VaultPaths, tables: StageTables) -> None:
-        self.folder = paths.scratch / tables.scratch
-        self.schemas = {"records": tables.records, "failures": tables.failures}
-
-    def load(self, kind: str) -> list[pl.DataFrame]:
-        return [pl.read_parquet(f) for f in sorted(self.folder.glob(f"*.{kind}.parquet"))]
-
-    def save(self, batch_key: str, frames: dict[str, pl.DataFrame]) -> None:
-        for kind, frame in frames.items():
-            write_parquet(self.folder / f"{batch_key}.{kind}.parquet", frame, self.schemas[kind])
-
-    def clear(self) -> None:
-        for file in self.folder.glob("*.parquet"):
-            file.unlink(missing_ok=True)
 
 
 def _previous(paths: VaultPaths, schema: TableSchema, saved: list[pl.DataFrame]
@@ -98,7 +79,8 @@ def run_incremental(paths: VaultPaths, tables: StageTables, requests: Sequence[R
     per requested key, of its current input hash. ``label``, ``unit`` and ``action`` word
     the log lines, e.g. "ideas: 40 papers, 38 unchanged, 2 to decompose with ..."."""
     counts = IncrementalCounts()
-    checkpoints = _Checkpoints(paths, tables)
+    checkpoints = Journal(paths.scratch / tables.scratch,
+                          {"records": tables.records, "failures": tables.failures})
     old_records = _previous(paths, tables.records, checkpoints.load("records"))
     old_failures = _previous(paths, tables.failures, checkpoints.load("failures"))
     skip = set(old_records.get_column("input_hash").to_list())
@@ -115,7 +97,7 @@ def run_incremental(paths: VaultPaths, tables: StageTables, requests: Sequence[R
         records, failures = decompose(batch)
         frames = {"records": rows_frame(records, tables.records),
                   "failures": rows_frame(failures, tables.failures)}
-        checkpoints.save(batch[0].custom_id[:16], frames)
+        checkpoints.save(frames, batch[0].custom_id[:16])
         new_records.append(frames["records"])
         new_failures.append(frames["failures"])
         counts.processed += len(batch)
