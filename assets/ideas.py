@@ -5,13 +5,14 @@ quarantined in `llm_failures`) and its five views (`views`)."""
 import dagster as dg
 
 from vault_pipeline.ideas import quality
-from vault_pipeline.ideas.build import build_masked_records, build_views
+from vault_pipeline.ideas.build import VIEWS_STAGE, build_masked_records
 from vault_pipeline.ideas.settings import STAGE, IdeasSettings
-from vault_pipeline.schemas import LLM_FAILURES, MASKED_RECORDS, VIEWS
+from vault_pipeline.schemas import LLM_FAILURES, MASKED_RECORDS
 
 from .config import stage_config
-from .metadata import check_result, counts_table, table_attrs, table_path, table_spec
+from .metadata import check_result, counts_table, table_path, table_spec
 from .resources import VaultResource
+from .stages import stage_asset
 
 IdeasRunConfig = stage_config(
     IdeasSettings, STAGE, "IdeasRunConfig",
@@ -58,21 +59,7 @@ def masked_records(context: dg.AssetExecutionContext, config: IdeasRunConfig,
     )
 
 
-@dg.asset(group_name="ideas", deps=["masked_records"], kinds={"parquet"},
-          **table_attrs(VIEWS))
-def views(context: dg.AssetExecutionContext, vault: VaultResource) -> dg.MaterializeResult:
-    paths = vault.paths()
-    report = build_views(paths)
-    context.log.info(f"views: {report.views} views of {report.records} records")
-    return dg.MaterializeResult(metadata={
-        "dagster/row_count": report.views,
-        "records": report.records,
-        "leaks_masked": report.masked_findings,
-        "method_sentences_removed": report.method_removed,
-        "empty_views": report.empty_views,
-        "mean_chars_by_view": counts_table(report.by_view_chars, "view"),
-        "path": table_path(paths, VIEWS),
-    })
+views = stage_asset(VIEWS_STAGE, kinds=frozenset({"parquet"}))
 
 
 @dg.asset_check(asset="masked_records", blocking=True,

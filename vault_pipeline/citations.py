@@ -14,6 +14,7 @@ from .citations_parse import S2_KIND, parse_batch
 from .paths import VaultPaths
 from .raw.zone import RawZone
 from .schemas import CITATION_COUNTS, CITATIONS
+from .stages import Stage
 
 
 @dataclass
@@ -57,3 +58,14 @@ def build_citations(paths: VaultPaths) -> CitationsReport:
     report.citations = paths.store.write(CITATIONS, citation_frame)
     report.cited_with_arxiv_id = citation_frame.get_column("cited_arxiv_id").drop_nulls().len()
     return report
+
+
+STAGE = Stage(
+    "citations", "citations", inputs=("raw_files",), outputs=(CITATIONS, CITATION_COUNTS),
+    run=build_citations,
+    describe=lambda r: (f"{r.citations} references of {r.papers} papers from {r.files} "
+                        "Semantic Scholar responses"),
+    figures=lambda r: {
+        CITATIONS.name: {"dagster/row_count": r.citations, "responses_parsed": r.files,
+                         "cited_with_arxiv_id": r.cited_with_arxiv_id},
+        CITATION_COUNTS.name: {"dagster/row_count": r.papers}})

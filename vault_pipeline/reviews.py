@@ -24,6 +24,7 @@ from .reviews_parse import (
 )
 from .reviews_parse import decision_from_venue as _decision_from_venue
 from .schemas import PAPERS, REVIEWS, SUBMISSIONS
+from .stages import Counts, Stage
 
 
 @dataclass
@@ -141,3 +142,16 @@ def build_reviews(paths: VaultPaths) -> ReviewsReport:
     report.by_decision = {str(k): v for k, v in
                           submissions.group_by("decision").len().iter_rows()}
     return report
+
+
+STAGE = Stage(
+    "reviews", "reviews", inputs=("raw_files", "papers"), outputs=(SUBMISSIONS, REVIEWS),
+    run=build_reviews,
+    describe=lambda r: (f"{r.submissions} submissions, {r.reviews} replies from {r.files} "
+                        "OpenReview pages"),
+    figures=lambda r: {
+        SUBMISSIONS.name: {"dagster/row_count": r.submissions, "pages_parsed": r.files,
+                           "matched_arxiv": r.matched_arxiv,
+                           "by_decision": Counts("decision", r.by_decision)},
+        REVIEWS.name: {"dagster/row_count": r.reviews,
+                       "replies_not_kept": Counts("invitation", r.ignored_replies)}})

@@ -21,6 +21,7 @@ from ..integrity.llm_judge import LLMJudge
 from ..paths import VaultPaths
 from ..records.masked import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
 from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
+from ..stages import Counts, Stage
 from .backends import Backend, make_backend
 from .backends.base import Request
 from .decompose import BatchOutcome, findings_rows, now, run_batch
@@ -217,3 +218,12 @@ def build_views(paths: VaultPaths) -> ViewsReport:
         report.by_view_chars = {name: int(chars) for name, chars in frame.group_by(
             "view").agg(pl.col("n_chars").mean()).iter_rows()}
     return report
+
+
+VIEWS_STAGE = Stage(
+    "views", "ideas", inputs=("masked_records",), outputs=(VIEWS,), run=build_views,
+    describe=lambda r: f"views: {r.views} views of {r.records} records",
+    figures=lambda r: {VIEWS.name: {
+        "dagster/row_count": r.views, "records": r.records,
+        "leaks_masked": r.masked_findings, "method_sentences_removed": r.method_removed,
+        "empty_views": r.empty_views, "mean_chars_by_view": Counts("view", r.by_view_chars)}})
