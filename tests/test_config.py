@@ -75,3 +75,12 @@ def test_harvest_partitions_come_from_the_vault_they_are_built_for(tmp_path, fil
     assert venues.get_partition_keys() == ["ICLR.cc/2023/Conference"]
     default = build_defs(VaultPaths(tmp_path / "y")).resolve_assets_def("openreview_harvest")
     assert len(default.partitions_def.get_partition_keys()) == 3
+
+
+def test_documents_settings_give_the_build_its_limits(tmp_path) -> None:
+    from vault_pipeline.documents.settings import DocumentsSettings
+
+    (tmp_path / "vault.toml").write_text("[documents]\nmemory_mb = 0\nmax_unpacked_mb = 1\n")
+    built = DocumentsSettings.resolve(tmp_path, {"workers": 2}, environ={}).config()
+    assert (built.pool.workers, built.pool.memory_mb) == (2, None)  # 0: no memory cap
+    assert built.settings.archive.max_unpacked_bytes == 1 << 20
