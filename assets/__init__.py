@@ -1,11 +1,15 @@
 """Dagster assets and checks: thin wrappers over `vault_pipeline`, one module per stage."""
 
+import dagster as dg
+
+from vault_pipeline.sources.config import HarvestConfig
+
 from .citations import citations
 from .datasets import datasets_assets, datasets_checks
 from .documents import documents, documents_checks
 from .evalsets import evalsets_assets, evalsets_checks
-from .harvest_arxiv import arxiv_fulltext_harvest, arxiv_oai_harvest, arxiv_reference_walk
-from .harvest_sources import openreview_harvest, s2_harvest
+from .harvest_arxiv import arxiv_fulltext_harvest, arxiv_oai_harvest_asset, arxiv_reference_walk
+from .harvest_sources import openreview_harvest_asset, s2_harvest
 from .ideas import ideas_assets, ideas_checks
 from .index import index_assets, index_checks
 from .integrity import integrity_assets, integrity_checks
@@ -16,8 +20,7 @@ from .reviews import reviews
 from .splits import splits_assets, splits_checks
 
 all_assets = [raw_files, papers, documents]
-all_assets += [reviews, citations, arxiv_oai_harvest, arxiv_fulltext_harvest,
-               arxiv_reference_walk, openreview_harvest, s2_harvest]
+all_assets += [reviews, citations, arxiv_fulltext_harvest, arxiv_reference_walk, s2_harvest]
 all_checks = [*papers_checks, *documents_checks]
 all_assets += ideas_assets
 all_checks += ideas_checks
@@ -29,4 +32,11 @@ all_checks += evalsets_checks
 all_assets += integrity_assets
 all_checks += integrity_checks
 
-__all__ = ["VaultResource", "all_assets", "all_checks"]
+
+
+def harvest_assets(config: HarvestConfig) -> list[dg.AssetsDefinition]:
+    """The partitioned harvests, whose partitions come from the vault's harvest config."""
+    return [arxiv_oai_harvest_asset(config), openreview_harvest_asset(config)]
+
+
+__all__ = ["VaultResource", "all_assets", "all_checks", "harvest_assets"]

@@ -9,7 +9,7 @@ import polars as pl
 
 from vault_pipeline.evalsets import quality
 from vault_pipeline.evalsets.build import TABLES, build_evalsets, cards_dir
-from vault_pipeline.evalsets.settings import EvalSetsSettings
+from vault_pipeline.evalsets.settings import STAGE, EvalSetsSettings
 from vault_pipeline.schemas import (
     EVAL_CARDS,
     EVAL_EXCLUDED,
@@ -20,6 +20,7 @@ from vault_pipeline.schemas import (
     EVAL_REVIEW_STRATIFIED,
 )
 
+from .config import stage_config
 from .ideas import IdeasRunConfig
 from .metadata import check_result, counts_table, table_path, table_spec
 from .resources import VaultResource
@@ -28,40 +29,22 @@ GROUP = "evaluation"
 DEPS = ["submissions", "reviews", "documents", "citation_counts"]
 
 
-class EvalSetsConfig(dg.Config):
-    """Unset fields keep the defaults of `vault_pipeline.evalsets.settings.EvalSetsSettings`
-    (the seeds' choices). Idea extraction uses the ideas stage's backends, configured as there
-    under `ideas` (`backend`, `model`, ...), else `VAULT_IDEAS_<FIELD>`, else the offline
-    extractive default; `prompt` names the idea prompt file."""
+EvalSetsConfig = stage_config(
+    EvalSetsSettings, STAGE, "EvalSetsConfig",
+    "Unset fields fall back to `vault.toml`, then `VAULT_EVALSETS_<FIELD>`, then the defaults "
+    "of `vault_pipeline.evalsets.settings.EvalSetsSettings` (the seeds' choices). Idea "
+    "extraction uses the ideas stage's backends, configured as there under `ideas` "
+    "(`backend`, `model`, ...), else `VAULT_IDEAS_<FIELD>`, else the offline extractive "
+    "default; `prompt` names the idea prompt file.",
+    ideas=(IdeasRunConfig, IdeasRunConfig()))
 
-    seed: int | None = None
-    idea_venues: list[str] | None = None
-    pointwise_quota: dict[str, int] | None = None
-    withdrawn: str | None = None
-    pair_quota: dict[str, int] | None = None
-    pair_min_similarity: float | None = None
-    groups_per_venue: int | None = None
-    group_pool: int | None = None
-    group_top_k: int | None = None
-    group_min_labels: int | None = None
-    embedder: str | None = None
-    review_venue: str | None = None
-    anchor_venue: str | None = None
-    anchor_size: int | None = None
-    per_bin: int | None = None
-    dense_bins: list[int] | None = None
-    bin_rule: str | None = None
-    include_withdrawn: bool | None = None
-    max_text_chars: int | None = None
-    prompt: str | None = None
-    ideas: IdeasRunConfig = IdeasRunConfig()
 
-    def settings(self) -> EvalSetsSettings:
-        values = self.model_dump()
-        ideas = values.pop("ideas")
-        ideas.pop("prompt", None)  # the idea prompt is `prompt` above, not the decomposer's
-        values["ideas"] = {k: v for k, v in ideas.items() if v is not None}
-        return EvalSetsSettings.resolve(values)
+def _settings(config: dg.Config, home) -> EvalSetsSettings:
+    values = config.model_dump()
+    ideas = values.pop("ideas")
+    ideas.pop("prompt", None)  # the idea prompt is `prompt` above, not the decomposer's
+    values["ideas"] = {k: v for k, v in ideas.items() if v is not None}
+    return EvalSetsSettings.resolve(values, home=home)
 
 
 def _figure(value) -> dg.MetadataValue:
@@ -74,7 +57,7 @@ def _figure(value) -> dg.MetadataValue:
 def evaluation_sets(context: dg.AssetExecutionContext, config: EvalSetsConfig,
                     vault: VaultResource):
     paths = vault.paths()
-    settings = config.settings()
+    settings = _settings(config, paths.home)
     report = build_evalsets(paths, settings, log=context.log.info)
     extraction = report.extraction
     yield dg.MaterializeResult(asset_key=EVAL_IDEAS.name, metadata={
@@ -113,35 +96,35 @@ def evaluation_sets(context: dg.AssetExecutionContext, config: EvalSetsConfig,
 @dg.asset_check(asset=EVAL_IDEAS.name, blocking=True,
                 description="No part of any idea states a measured result.")
 def eval_ideas_without_results(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.ideas_without_results(vault.paths().table(EVAL_IDEAS.name)))
+    return check_result(quality.ideas_without_results(vault.paths().store))
 
 
 @dg.asset_check(asset=EVAL_PAIRWISE.name, blocking=True,
                 description="Every pair has its type's labels, the better one is the higher "
                             "label, nobody appears twice within a type.")
 def eval_pairs_valid(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.pairs_valid(vault.paths().table(EVAL_PAIRWISE.name)))
+    return check_result(quality.pairs_valid(vault.paths().store))
 
 
 @dg.asset_check(asset=EVAL_GROUPWISE.name, blocking=True,
                 description="Every group: one venue, one member per label, ranked by label, "
                             "the best first.")
 def eval_groups_valid(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.groups_valid(vault.paths().table(EVAL_GROUPWISE.name)))
+    return check_result(quality.groups_valid(vault.paths().store))
 
 
 @dg.asset_check(asset=EVAL_REVIEW_STRATIFIED.name, blocking=True,
                 description="No score bin holds more papers than its quota, none twice.")
 def eval_strata_within_quota(vault: VaultResource) -> dg.AssetCheckResult:
-    paths = vault.paths()
+    store = vault.paths().store
     settings = EvalSetsSettings()
-    cards = paths.table(EVAL_CARDS.name)
-    if cards.exists():
-        built = pl.read_parquet(cards).filter(pl.col("set_name") == "review_stratified")
+    cards = store.read_optional(EVAL_CARDS)
+    if cards is not None:
+        built = cards.filter(pl.col("set_name") == "review_stratified")
         if built.height:
             settings = EvalSetsSettings.resolve(json.loads(built["settings"][0]))
-    return check_result(quality.strata_within_quota(paths.table(EVAL_REVIEW_STRATIFIED.name),
-                                               settings.per_bin, settings.dense_bins))
+    return check_result(quality.strata_within_quota(store, settings.per_bin,
+                                                    settings.dense_bins))
 
 
 evalsets_assets = [evaluation_sets]

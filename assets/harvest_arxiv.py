@@ -9,13 +9,10 @@ from datetime import timedelta
 import dagster as dg
 
 from vault_pipeline.sources import fulltext, oai_pmh, semantic_scholar
-from vault_pipeline.sources.config import load_config
+from vault_pipeline.sources.config import HarvestConfig
 from vault_pipeline.sources.context import HarvestContext
 
 from .resources import HARVEST_GROUP, VaultResource
-
-oai_days = dg.DailyPartitionsDefinition(
-    start_date=load_config().arxiv.first_day.isoformat(), end_offset=0)
 
 
 class OaiHarvestConfig(dg.Config):
@@ -24,32 +21,40 @@ class OaiHarvestConfig(dg.Config):
     force: bool = False
 
 
-@dg.asset(
-    group_name=HARVEST_GROUP, partitions_def=oai_days, pool="arxiv", kinds={"arxiv"},
-    backfill_policy=dg.BackfillPolicy.multi_run(max_partitions_per_run=31),
-    description="arXiv OAI-PMH ListRecords for the partition's datestamp day(s) into the raw "
-                "zone; a backfill run lists up to a month as one window (fewest requests); "
-                "resumes from the stored resumption token after a crash.",
-)
-def arxiv_oai_harvest(context: dg.AssetExecutionContext, vault: VaultResource,
-                      config: OaiHarvestConfig) -> dg.MaterializeResult:
-    window = context.partition_time_window
-    first, last = window.start.date(), (window.end - timedelta(days=1)).date()
-    with HarvestContext.open(vault.paths()) as ctx:
-        planned = (first, last) if config.force else oai_pmh.plan_window(
-            ctx, first, last, config.metadata_prefix, config.oai_set)
-        if planned is None:
-            context.log.info(f"{first}..{last} already harvested: nothing requested")
-            return dg.MaterializeResult(metadata={"skipped": True, "requests": 0})
-        report = oai_pmh.harvest_window(ctx, *planned, prefix=config.metadata_prefix,
-                                        oai_set=config.oai_set, force=config.force)
-        requests = ctx.requests_sent().get("arxiv", 0)
-    context.log.info(f"OAI-PMH {report.window}: {report.records} records in {report.pages} "
-                     f"pages ({requests} requests)")
-    return dg.MaterializeResult(metadata={
-        "window": report.window, "pages": report.pages, "records": report.records,
-        "new_raw_files": report.new_files, "resumed": report.resumed,
-        "token_restarts": report.restarts, "requests": requests})
+def arxiv_oai_harvest_asset(config: HarvestConfig) -> dg.AssetsDefinition:
+    """The OAI-PMH harvest, one partition per datestamp day from the configured first day:
+    read when the definitions are built, for the vault they are built for (never at import)."""
+    days = dg.DailyPartitionsDefinition(start_date=config.arxiv.first_day.isoformat(),
+                                        end_offset=0)
+
+    @dg.asset(
+        group_name=HARVEST_GROUP, partitions_def=days, pool="arxiv", kinds={"arxiv"},
+        backfill_policy=dg.BackfillPolicy.multi_run(max_partitions_per_run=31),
+        description="arXiv OAI-PMH ListRecords for the partition's datestamp day(s) into the raw "
+                    "zone; a backfill run lists up to a month as one window (fewest requests); "
+                    "resumes from the stored resumption token after a crash.",
+    )
+    def arxiv_oai_harvest(context: dg.AssetExecutionContext, vault: VaultResource,
+                          config: OaiHarvestConfig) -> dg.MaterializeResult:
+        window = context.partition_time_window
+        first, last = window.start.date(), (window.end - timedelta(days=1)).date()
+        with HarvestContext.open(vault.paths()) as ctx:
+            planned = (first, last) if config.force else oai_pmh.plan_window(
+                ctx, first, last, config.metadata_prefix, config.oai_set)
+            if planned is None:
+                context.log.info(f"{first}..{last} already harvested: nothing requested")
+                return dg.MaterializeResult(metadata={"skipped": True, "requests": 0})
+            report = oai_pmh.harvest_window(ctx, *planned, prefix=config.metadata_prefix,
+                                            oai_set=config.oai_set, force=config.force)
+            requests = ctx.requests_sent().get("arxiv", 0)
+        context.log.info(f"OAI-PMH {report.window}: {report.records} records in {report.pages} "
+                         f"pages ({requests} requests)")
+        return dg.MaterializeResult(metadata={
+            "window": report.window, "pages": report.pages, "records": report.records,
+            "new_raw_files": report.new_files, "resumed": report.resumed,
+            "token_restarts": report.restarts, "requests": requests})
+
+    return arxiv_oai_harvest
 
 
 class FulltextConfig(dg.Config):

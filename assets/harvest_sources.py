@@ -4,39 +4,42 @@ concurrency pool and behind its own shared request clock. Responses land in the 
 
 import dagster as dg
 
-from vault_pipeline.paths import VaultPaths
 from vault_pipeline.sources import openreview, semantic_scholar
-from vault_pipeline.sources.config import load_config
+from vault_pipeline.sources.config import HarvestConfig
 from vault_pipeline.sources.context import HarvestContext
 
 from .harvest_arxiv import HARVEST_GROUP
 from .resources import VaultResource
-
-openreview_venues = dg.StaticPartitionsDefinition(
-    [v.id for v in load_config(VaultPaths.from_env()).openreview.venues])
 
 
 class OpenReviewHarvestConfig(dg.Config):
     refresh: bool = False
 
 
-@dg.asset(
-    group_name=HARVEST_GROUP, partitions_def=openreview_venues, pool="openreview",
-    kinds={"openreview"},
-    description="Submissions of one OpenReview venue with their reviews, meta-reviews and "
-                "decisions, page by page into the raw zone; resumes an interrupted listing; "
-                "`refresh` lists a completed venue again (the decisions sensor sets it).",
-)
-def openreview_harvest(context: dg.AssetExecutionContext, vault: VaultResource,
-                       config: OpenReviewHarvestConfig) -> dg.MaterializeResult:
-    with HarvestContext.open(vault.paths()) as ctx:
-        venue = next(v for v in ctx.config.openreview.venues if v.id == context.partition_key)
-        report = openreview.harvest_venue(ctx, venue, refresh=config.refresh)
-    if report.skipped:
-        context.log.info(f"{venue.id} already harvested; run with refresh to list it again")
-    return dg.MaterializeResult(metadata={
-        "venue": report.venue, "skipped": report.skipped, "resumed": report.resumed,
-        "pages": report.pages, "notes": report.notes, "requests": report.requests})
+def openreview_harvest_asset(config: HarvestConfig) -> dg.AssetsDefinition:
+    """The venue harvest, one partition per configured venue: read when the definitions are
+    built, for the vault they are built for (never at import)."""
+    venues = dg.StaticPartitionsDefinition([v.id for v in config.openreview.venues])
+
+    @dg.asset(
+        group_name=HARVEST_GROUP, partitions_def=venues, pool="openreview",
+        kinds={"openreview"},
+        description="Submissions of one OpenReview venue with their reviews, meta-reviews and "
+                    "decisions, page by page into the raw zone; resumes an interrupted listing; "
+                    "`refresh` lists a completed venue again (the decisions sensor sets it).",
+    )
+    def openreview_harvest(context: dg.AssetExecutionContext, vault: VaultResource,
+                           config: OpenReviewHarvestConfig) -> dg.MaterializeResult:
+        with HarvestContext.open(vault.paths()) as ctx:
+            venue = next(v for v in ctx.config.openreview.venues if v.id == context.partition_key)
+            report = openreview.harvest_venue(ctx, venue, refresh=config.refresh)
+        if report.skipped:
+            context.log.info(f"{venue.id} already harvested; run with refresh to list it again")
+        return dg.MaterializeResult(metadata={
+            "venue": report.venue, "skipped": report.skipped, "resumed": report.resumed,
+            "pages": report.pages, "notes": report.notes, "requests": report.requests})
+
+    return openreview_harvest
 
 
 class S2HarvestConfig(dg.Config):

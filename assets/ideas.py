@@ -5,36 +5,20 @@ quarantined in `llm_failures`) and its five views (`views`)."""
 import dagster as dg
 
 from vault_pipeline.ideas import quality
-from vault_pipeline.ideas.build import build_masked_records, build_views
-from vault_pipeline.ideas.settings import IdeasSettings
-from vault_pipeline.schemas import LLM_FAILURES, MASKED_RECORDS, VIEWS
+from vault_pipeline.ideas.build import VIEWS_STAGE, build_masked_records
+from vault_pipeline.ideas.settings import STAGE, IdeasSettings
+from vault_pipeline.schemas import LLM_FAILURES, MASKED_RECORDS
 
-from .metadata import check_result, counts_table, table_attrs, table_path, table_spec
+from .config import stage_config
+from .metadata import check_result, counts_table, table_path, table_spec
 from .resources import VaultResource
+from .stages import stage_asset
 
-
-class IdeasRunConfig(dg.Config):
-    """Unset fields fall back to `VAULT_IDEAS_<FIELD>`, then to the defaults
-    (`vault_pipeline.ideas.settings.IdeasSettings`). Switching backend is one value:
-    `backend: extractive | openai | vllm | batch_file`."""
-
-    backend: str | None = None
-    model: str | None = None
-    prompt: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    concurrency: int | None = None
-    timeout_s: float | None = None
-    max_retries: int | None = None
-    llm_judge: bool | None = None
-    max_tokens: int | None = None
-    temperature: float | None = None
-    batch_size: int | None = None
-    retry_failures: bool | None = None
-    batch_output: str | None = None
-
-    def settings(self) -> IdeasSettings:
-        return IdeasSettings.resolve(self.model_dump())
+IdeasRunConfig = stage_config(
+    IdeasSettings, STAGE, "IdeasRunConfig",
+    "Unset fields fall back to `vault.toml`, then `VAULT_IDEAS_<FIELD>`, then the defaults "
+    "(`vault_pipeline.ideas.settings.IdeasSettings`). Switching backend is one value: "
+    "`backend: extractive | openai | vllm | batch_file`.")
 
 
 @dg.multi_asset(
@@ -44,7 +28,8 @@ class IdeasRunConfig(dg.Config):
 def masked_records(context: dg.AssetExecutionContext, config: IdeasRunConfig,
                    vault: VaultResource):
     paths = vault.paths()
-    report = build_masked_records(paths, config.settings(), log=context.log.info)
+    settings = IdeasSettings.resolve(config.model_dump(), home=paths.home)
+    report = build_masked_records(paths, settings, log=context.log.info)
     yield dg.MaterializeResult(
         asset_key="masked_records",
         metadata={
@@ -74,57 +59,39 @@ def masked_records(context: dg.AssetExecutionContext, config: IdeasRunConfig,
     )
 
 
-@dg.asset(group_name="ideas", deps=["masked_records"], kinds={"parquet"},
-          **table_attrs(VIEWS))
-def views(context: dg.AssetExecutionContext, vault: VaultResource) -> dg.MaterializeResult:
-    paths = vault.paths()
-    report = build_views(paths)
-    context.log.info(f"views: {report.views} views of {report.records} records")
-    return dg.MaterializeResult(metadata={
-        "dagster/row_count": report.views,
-        "records": report.records,
-        "leaks_masked": report.masked_findings,
-        "method_sentences_removed": report.method_removed,
-        "empty_views": report.empty_views,
-        "mean_chars_by_view": counts_table(report.by_view_chars, "view"),
-        "path": table_path(paths, VIEWS),
-    })
+views = stage_asset(VIEWS_STAGE, kinds=frozenset({"parquet"}))
 
 
 @dg.asset_check(asset="masked_records", blocking=True,
                 description="No field of any record states a measured result.")
 def masked_records_no_leaks(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.record_leak_findings(vault.paths().table(MASKED_RECORDS.name)))
+    return check_result(quality.record_leak_findings(vault.paths().store))
 
 
 @dg.asset_check(asset="masked_records", blocking=True,
                 description="Every row is a valid record, with provenance, one per paper.")
 def masked_records_valid(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.records_valid(vault.paths().table(MASKED_RECORDS.name)))
+    return check_result(quality.records_valid(vault.paths().store))
 
 
 @dg.asset_check(asset="llm_failures",
                 description="Share of papers quarantined stays under 5% (warning).")
 def llm_failures_rate(vault: VaultResource) -> dg.AssetCheckResult:
-    paths = vault.paths()
-    outcome = quality.quarantine_rate(paths.table(MASKED_RECORDS.name),
-                                      paths.table(LLM_FAILURES.name), limit=0.05)
+    outcome = quality.quarantine_rate(vault.paths().store, limit=0.05)
     return check_result(outcome, dg.AssetCheckSeverity.WARN)
 
 
 @dg.asset_check(asset="views", blocking=True,
                 description="No view states a measured result.")
 def views_no_leaks(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(quality.view_leak_findings(vault.paths().table(VIEWS.name)))
+    return check_result(quality.view_leak_findings(vault.paths().store))
 
 
 @dg.asset_check(asset="views", description="Every record has its five views with "
                 "substantive content (warning: a view the record had nothing for is absent, "
                 "and its paper is never a target); the placeholder rate.")
 def views_complete(vault: VaultResource) -> dg.AssetCheckResult:
-    paths = vault.paths()
-    return check_result(quality.views_complete(paths.table(MASKED_RECORDS.name),
-                                               paths.table(VIEWS.name)),
+    return check_result(quality.views_complete(vault.paths().store),
                         dg.AssetCheckSeverity.WARN)
 
 
@@ -132,9 +99,7 @@ def views_complete(vault: VaultResource) -> dg.AssetCheckResult:
                 description="No problem view (problem_setting, challenge) states the solution "
                             "or names the paper's method; the method-leak rate.")
 def problem_views_method_free(vault: VaultResource) -> dg.AssetCheckResult:
-    paths = vault.paths()
-    return check_result(quality.problem_views_method_free(paths.table(MASKED_RECORDS.name),
-                                                          paths.table(VIEWS.name)))
+    return check_result(quality.problem_views_method_free(vault.paths().store))
 
 
 ideas_assets = [masked_records, views]

@@ -4,8 +4,9 @@ untouched half of the labelled set), kept under `$VAULT_HOME/integrity/`."""
 
 import dagster as dg
 
-from vault_pipeline.integrity.report import build_report, write_report
+from vault_pipeline.integrity.report import build_report, clean_outcome, read_latest, write_report
 
+from .metadata import check_result
 from .resources import VaultResource
 
 
@@ -47,16 +48,7 @@ def integrity_report(context: dg.AssetExecutionContext,
                 description="A re-check of the final records and views finds no flagged "
                             "sentence and no method leak in a problem view.")
 def integrity_clean(vault: VaultResource) -> dg.AssetCheckResult:
-    from vault_pipeline.integrity.report import read_latest
-
-    report = read_latest(vault.paths()) or {}
-    residual = report.get("residual", {})
-    remaining = report.get("method_leaks", {}).get("remaining", 0)
-    bad = residual.get("record_leaks", 0) + residual.get("view_leaks", 0) + remaining
-    return dg.AssetCheckResult(passed=bool(report) and bad == 0,
-                               description=f"{bad} flagged sentence(s) remain",
-                               metadata={"residual": dg.MetadataValue.json(residual),
-                                         "method_leaks": remaining})
+    return check_result(clean_outcome(read_latest(vault.paths())))
 
 
 integrity_assets = [integrity_report]

@@ -32,7 +32,7 @@ def table_spec(schema: TableSchema, group: str, deps: list[str],
 
 def table_path(paths: VaultPaths, schema: TableSchema) -> dg.MetadataValue:
     """Where the table's Parquet file lies, for a materialization's metadata."""
-    return dg.MetadataValue.path(str(paths.table(schema.name)))
+    return dg.MetadataValue.path(paths.store.path(schema))
 
 
 def counts_table(counts: Mapping[str, int], label: str) -> dg.MetadataValue:

@@ -18,7 +18,7 @@ from .resources import VaultResource
 def papers(context: dg.AssetExecutionContext, vault: VaultResource):
     paths = vault.paths()
     report = build_papers(paths)
-    stats = papers_quality.summary(paths.table(PAPERS.name))
+    stats = papers_quality.summary(paths.store)
     context.log.info(
         f"papers: {report.rows} rows from {report.files} files "
         f"({report.superseded} superseded, {report.rejected} rejected)"
@@ -50,17 +50,17 @@ def papers(context: dg.AssetExecutionContext, vault: VaultResource):
 
 @dg.asset_check(asset="papers", blocking=True, description="Every arxiv_id appears once.")
 def papers_ids_unique(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(papers_quality.duplicate_ids(vault.paths().table(PAPERS.name)))
+    return check_result(papers_quality.duplicate_ids(vault.paths().store))
 
 
 @dg.asset_check(asset="papers", description="Id, title, abstract, authors and dates are set.")
 def papers_required_fields(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(papers_quality.empty_required(vault.paths().table(PAPERS.name)))
+    return check_result(papers_quality.empty_required(vault.paths().store))
 
 
 @dg.asset_check(asset="papers", description="No paper is published after its last update.")
 def papers_dates_ordered(vault: VaultResource) -> dg.AssetCheckResult:
-    return check_result(papers_quality.date_order(vault.paths().table(PAPERS.name)))
+    return check_result(papers_quality.date_order(vault.paths().store))
 
 
 papers_checks = [papers_ids_unique, papers_required_fields, papers_dates_ordered]

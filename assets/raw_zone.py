@@ -3,9 +3,8 @@
 
 import dagster as dg
 
-from vault_pipeline.raw.zone import RawZone
+from vault_pipeline.raw.zone import build_raw_files
 from vault_pipeline.schemas import RAW_FILES
-from vault_pipeline.storage import write_table
 
 from .metadata import counts_table, table_attrs, table_path
 from .resources import VaultResource
@@ -18,8 +17,8 @@ from .resources import VaultResource
 )
 def raw_files(context: dg.AssetExecutionContext, vault: VaultResource) -> dg.MaterializeResult:
     paths = vault.paths()
-    manifest = RawZone(paths).manifest()
-    rows = write_table(paths.table(RAW_FILES.name), manifest, RAW_FILES)
+    manifest = build_raw_files(paths)
+    rows = manifest.height
     by_kind = dict(manifest.group_by("kind").len().iter_rows()) if rows else {}
     context.log.info(f"raw zone holds {rows} files")
     return dg.MaterializeResult(

@@ -3,37 +3,22 @@
 
 import dagster as dg
 
+from vault_pipeline.ideas.settings import IdeasSettings
 from vault_pipeline.schemas import SPLITS
 from vault_pipeline.splits import quality
 from vault_pipeline.splits.build import build_splits
 from vault_pipeline.splits.classifiers import make_classifier
-from vault_pipeline.splits.inputs import read_optional
-from vault_pipeline.splits.settings import (
-    DEFAULT_CUTOFF,
-    DEFAULT_MIN_CITED_IN_VAULT,
-    DEFAULT_TEST,
-    DEFAULT_VALIDATION,
-    SplitSettings,
-)
+from vault_pipeline.splits.settings import STAGE, SplitSettings
 
+from .config import stage_config
 from .metadata import check_result, counts_table, table_attrs, table_path
 from .resources import VaultResource
 
-
-class SplitsConfig(dg.Config):
-    """Cutoff (YYYY-MM-DD), seed, held-out shares (below 1: fractions; 1 or more: sizes),
-    cited-work threshold, and the classifier: `extractive`, `llm` (the ideas stage's LLM
-    backend) or `auto` (`llm` when the ideas backend is an LLM, else `extractive`)."""
-
-    cutoff: str = DEFAULT_CUTOFF.isoformat()
-    seed: int = 0
-    validation: float = DEFAULT_VALIDATION
-    test: float = DEFAULT_TEST
-    min_cited_in_vault: float = DEFAULT_MIN_CITED_IN_VAULT
-    classifier: str = "auto"
-
-    def settings(self) -> SplitSettings:
-        return SplitSettings.parse(**self.model_dump())
+SplitsConfig = stage_config(
+    SplitSettings, STAGE, "SplitsConfig",
+    "Cutoff (YYYY-MM-DD), seed, held-out shares (below 1: fractions; 1 or more: sizes), "
+    "cited-work threshold, and the classifier: `extractive`, `llm` (the ideas stage's LLM "
+    "backend) or `auto` (`llm` when the ideas backend is an LLM, else `extractive`).")
 
 
 @dg.asset(group_name="splits", deps=["papers", "views", "masked_records", "citations",
@@ -42,8 +27,8 @@ class SplitsConfig(dg.Config):
 def splits(context: dg.AssetExecutionContext, config: SplitsConfig,
            vault: VaultResource) -> dg.MaterializeResult:
     paths = vault.paths()
-    settings = config.settings()
-    classifier = make_classifier(settings.classifier)
+    settings = SplitSettings.resolve(paths.home, config.model_dump())
+    classifier = make_classifier(settings.classifier, IdeasSettings.resolve(home=paths.home))
     report = build_splits(paths, settings, classifier)
     for warning in report.warnings:
         context.log.warning(warning)
@@ -65,9 +50,9 @@ def splits(context: dg.AssetExecutionContext, config: SplitsConfig,
                 description="Every paper in exactly one split, on the right side of the "
                             "cutoff, under one cutoff and seed.")
 def splits_disjoint_and_complete(vault: VaultResource) -> dg.AssetCheckResult:
-    paths = vault.paths()
-    outcome = quality.disjoint_and_complete(read_optional(paths, SPLITS.name),
-                                            read_optional(paths, "papers"))
+    store = vault.paths().store
+    outcome = quality.disjoint_and_complete(store.read_optional(SPLITS),
+                                            store.read_optional("papers"))
     return check_result(outcome)
 
 

@@ -28,10 +28,10 @@ from vault_pipeline.ideas.extractive import decompose  # noqa: E402
 from vault_pipeline.ideas.inputs import PaperInput  # noqa: E402
 from vault_pipeline.ideas.leaks import find_leaks  # noqa: E402
 from vault_pipeline.ideas.prompting import load_prompt  # noqa: E402
-from vault_pipeline.ideas.record import record_json_schema  # noqa: E402
 from vault_pipeline.ideas.settings import IdeasSettings  # noqa: E402
 from vault_pipeline.ideas.validate import judge  # noqa: E402
 from vault_pipeline.integrity.gate import Gate  # noqa: E402
+from vault_pipeline.records.masked import record_json_schema  # noqa: E402
 
 SAMPLE = ROOT / "vault_pipeline" / "sample" / "raw" / "arxiv-metadata-oai-snapshot.sample.jsonl"
 LABELLED = ROOT / "tests" / "data" / "ideas" / "leak_sentences.jsonl"

@@ -15,7 +15,6 @@ from vault_pipeline.paths import VaultPaths
 from vault_pipeline.schemas import DOCUMENTS
 from vault_pipeline.splits.build import build_splits
 from vault_pipeline.splits.settings import SplitSettings
-from vault_pipeline.storage import write_table
 
 TARGET = "2604.00010"
 FULL_TEXT = """# Cascade Inference for Vision Transformers
@@ -61,8 +60,8 @@ def write_documents(paths: VaultPaths) -> None:
     base = dict.fromkeys(DOCUMENTS.names)
     rows = [{**base, "arxiv_id": TARGET, "source": "pdf", "status": "ok", "text": FULL_TEXT,
              "references": REFERENCES}]
-    write_table(paths.table("documents"),
-                pl.DataFrame(rows, schema=pl.from_arrow(DOCUMENTS.empty()).schema), DOCUMENTS)
+    paths.store.write(DOCUMENTS,
+                      pl.DataFrame(rows, schema=pl.from_arrow(DOCUMENTS.empty()).schema))
 
 
 def build_artifacts_vault(paths: VaultPaths) -> VaultPaths:

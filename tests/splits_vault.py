@@ -10,10 +10,9 @@ from datetime import date
 
 import polars as pl
 
+from vault_pipeline.ideas.views import VIEW_NAMES
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.schemas import PAPERS
-from vault_pipeline.splits.inputs import VIEW_NAMES
-from vault_pipeline.storage import write_table
 
 CUTOFF = date(2026, 1, 1)
 
@@ -113,5 +112,5 @@ def views_frame(papers: list[Paper] | None = None) -> pl.DataFrame:
 def write_vault(paths: VaultPaths, papers: list[Paper] | None = None,
                 views: pl.DataFrame | None = None) -> None:
     """Write `papers` and `views` as their stages would."""
-    write_table(paths.table("papers"), papers_frame(papers), PAPERS)
+    paths.store.write(PAPERS, papers_frame(papers))
     (views if views is not None else views_frame(papers)).write_parquet(paths.table("views"))

@@ -12,10 +12,10 @@ import polars as pl
 from typer.testing import CliRunner
 
 from vault_pipeline.cli import app
+from vault_pipeline.datasets.evaluation import add_evaluation_sets
 from vault_pipeline.datasets.manifest import FORMAT, verify_export, write_manifest
 from vault_pipeline.evalsets.build import build_evalsets
 from vault_pipeline.evalsets.constructed import constructed_venue, write_pages
-from vault_pipeline.evalsets.export import add_evaluation_sets
 from vault_pipeline.evalsets.settings import EvalSetsSettings
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.raw.zone import RawZone
@@ -90,12 +90,13 @@ def test_export_lists_every_file_and_verifies(vault_paths: VaultPaths, tmp_path:
 
 
 def test_materialized_alone_through_dagster(vault_paths: VaultPaths, tmp_path: Path) -> None:
-    from vault_pipeline.definitions import defs
+    from vault_pipeline.definitions import build_defs
 
     inbox = tmp_path / "inbox"
     write_pages(constructed_venue("ICLR.cc/2025/Conference", 90, seed=8), inbox, "v")
     RawZone(vault_paths).import_paths([inbox])
     build_reviews(vault_paths)
+    defs = build_defs(vault_paths)
     result = dg.materialize(
         [*defs.assets, *defs.asset_checks], resources=defs.resources,  # type: ignore[misc]
         selection=dg.AssetSelection.groups("evaluation"),

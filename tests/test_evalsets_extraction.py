@@ -16,13 +16,13 @@ from vault_pipeline.evalsets.extraction import (
     extract_ideas,
     from_masked_record,
 )
-from vault_pipeline.evalsets.idea_record import IdeaRecord
 from vault_pipeline.ideas.backends.openai_compat import OpenAICompatBackend
 from vault_pipeline.ideas.extractive import decompose
 from vault_pipeline.ideas.inputs import PaperInput
 from vault_pipeline.ideas.settings import IdeasSettings
 from vault_pipeline.integrity.gate import Gate
 from vault_pipeline.paths import VaultPaths
+from vault_pipeline.records.idea import IdeaRecord
 
 VENUE = "ICLR.cc/2025/Conference"
 ABSTRACT = ("Long documents overwhelm the attention of language models. Existing methods "

@@ -27,7 +27,6 @@ from vault_pipeline.paths import VaultPaths
 from vault_pipeline.raw.zone import RawZone
 from vault_pipeline.reviews import build_reviews
 from vault_pipeline.schemas import DOCUMENTS, PAPERS, TableSchema
-from vault_pipeline.storage import write_table
 
 ICLR25, ICLR24, ICLR26 = ("ICLR.cc/2025/Conference", "ICLR.cc/2024/Conference",
                           "ICLR.cc/2026/Conference")
@@ -295,17 +294,17 @@ def test_representations_and_citations(tmp_path: Path) -> None:
                                "title": title.upper(), "year": 2025, "citationCount": 17,
                                "influentialCitationCount": 2, "referenceCount": 30}]))
     paths = vault_with(tmp_path, {"v": notes}, [s2])
-    write_table(paths.table(PAPERS.name), rows_of(PAPERS, {
+    paths.store.write(PAPERS, rows_of(PAPERS, {
         "arxiv_id": "2501.00002", "title": "Constructed paper00002", "abstract": "A.",
         "authors": ["Ada Example"], "published": date(2025, 1, 2),
-        "updated": date(2025, 1, 2), "source": "arxiv_api", "raw_sha256": "0" * 64}), PAPERS)
+        "updated": date(2025, 1, 2), "source": "arxiv_api", "raw_sha256": "0" * 64}))
     build_reviews(paths)  # matches paper00002 to its arXiv id
     build_citations(paths)
     body = "## Introduction\n\n" + "A sentence of the constructed body. " * 100
-    write_table(paths.table(DOCUMENTS.name), rows_of(DOCUMENTS, {
+    paths.store.write(DOCUMENTS, rows_of(DOCUMENTS, {
         "arxiv_id": "2501.00002", "source": "pdf", "status": "ok", "text": body,
         "n_chars": len(body), "truncated": False, "converter": "pymupdf4llm",
-        "converter_version": "x"}), DOCUMENTS)
+        "converter_version": "x"}))
     build_evalsets(paths, small(max_text_chars=500, dense_bins=(), per_bin=0),
                    log=lambda *_: None)
     strata = table(paths, "eval_review_stratified").sort("forum_id")

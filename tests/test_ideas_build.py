@@ -16,13 +16,12 @@ from vault_pipeline.ideas import quality
 from vault_pipeline.ideas.backends import BackendError, make_backend
 from vault_pipeline.ideas.build import build_masked_records, build_views
 from vault_pipeline.ideas.leaks import find_leaks
-from vault_pipeline.ideas.record import RECORD_FIELDS, MaskedRecord
 from vault_pipeline.ideas.settings import IdeasSettings
 from vault_pipeline.ideas.views import VIEW_NAMES, derive_views
 from vault_pipeline.integrity.gate import iter_texts
 from vault_pipeline.paths import VaultPaths
+from vault_pipeline.records.masked import RECORD_FIELDS, MaskedRecord
 from vault_pipeline.schemas import DOCUMENTS, PAPERS
-from vault_pipeline.storage import write_table
 
 FULL_TEXT = """# Routing Tokens to Experts with Learned Capacity
 
@@ -79,15 +78,15 @@ def _documents(rows: list[dict]) -> pl.DataFrame:
 
 @pytest.fixture
 def vault(vault_paths: VaultPaths) -> VaultPaths:
-    write_table(vault_paths.table("papers"), _papers(
-        ["2401.00001", "2401.00002", "2401.00003", "2401.00004"]), PAPERS)
-    write_table(vault_paths.table("documents"), _documents([
+    vault_paths.store.write(PAPERS, _papers(
+        ["2401.00001", "2401.00002", "2401.00003", "2401.00004"]))
+    vault_paths.store.write(DOCUMENTS, _documents([
         {"arxiv_id": "2401.00001", "source": "pdf", "status": "ok", "text": FULL_TEXT,
          "references": "[1] W. Fedus et al. Switch Transformers. arXiv:2101.03961."},
         {"arxiv_id": "2401.00002", "source": "pdf", "status": "timeout",
          "error": "conversion took longer than 60 s"},
         {"arxiv_id": "2401.00003", "source": "latex", "status": "ok", "text": "   "},
-    ]), DOCUMENTS)
+    ]))
     return vault_paths
 
 
@@ -113,13 +112,12 @@ def test_every_paper_gets_a_valid_record_and_clean_views(vault: VaultPaths) -> N
     assert sorted(set(frame.get_column("view"))) == sorted(VIEW_NAMES)
     assert all(not find_leaks(t) for t in frame.get_column("text"))
     assert not any("Not stated" in t for t in frame.get_column("text"))
-    for check in (quality.record_leak_findings(vault.table("masked_records")),
-                  quality.view_leak_findings(vault.table("views")),
-                  quality.records_valid(vault.table("masked_records")),
-                  quality.problem_views_method_free(vault.table("masked_records"),
-                                                    vault.table("views"))):
+    for check in (quality.record_leak_findings(vault.store),
+                  quality.view_leak_findings(vault.store),
+                  quality.records_valid(vault.store),
+                  quality.problem_views_method_free(vault.store)):
         assert check.passed, check.description
-    complete = quality.views_complete(vault.table("masked_records"), vault.table("views"))
+    complete = quality.views_complete(vault.store)
     assert not complete.passed and complete.metadata["missing"] == views.empty_views
 
 
@@ -166,7 +164,7 @@ def test_rerun_does_no_work_and_changed_input_is_redone(vault: VaultPaths) -> No
     papers = pl.read_parquet(vault.table("papers")).with_columns(
         pl.when(pl.col("arxiv_id") == "2401.00004").then(pl.lit("A new title"))
         .otherwise(pl.col("title")).alias("title"))
-    write_table(vault.table("papers"), papers, PAPERS)
+    vault.store.write(PAPERS, papers)
     third = build_masked_records(vault, IdeasSettings(), log=lambda _: None)
     assert third.processed == 1 and third.records == 4
     assert _records(vault).filter(pl.col("arxiv_id") == "2401.00004")["title"][0] == \

@@ -19,7 +19,7 @@ from vault_pipeline.ideas.backends.openai_compat import OpenAICompatBackend
 from vault_pipeline.ideas.decompose import run_batch
 from vault_pipeline.ideas.inputs import PaperInput
 from vault_pipeline.ideas.prompting import load_prompt
-from vault_pipeline.ideas.record import record_json_schema
+from vault_pipeline.records.masked import record_json_schema
 
 PROMPT = load_prompt()
 

@@ -21,7 +21,6 @@ from vault_pipeline.integrity.llm_judge import OUTCOME, SCHEMA_NAME
 from vault_pipeline.integrity.report import build_report
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.schemas import DOCUMENTS, PAPERS
-from vault_pipeline.storage import write_table
 
 # The paper's own results: 11.87 appears nowhere but in its results section.
 PAPER_TEXT = """# Routing Tokens to Experts with Learned Capacity
@@ -133,12 +132,12 @@ def vault(vault_paths: VaultPaths) -> VaultPaths:
         "published": date(2024, 1, 1), "updated": date(2024, 1, 1), "doi": None,
         "journal_ref": None, "comments": None, "license": None, "source": "arxiv_api",
         "raw_sha256": "0" * 64} for i in ids])
-    write_table(vault_paths.table("papers"), papers, PAPERS)
+    vault_paths.store.write(PAPERS, papers)
     base = dict.fromkeys(DOCUMENTS.names)
     docs = pl.DataFrame([{**base, "arxiv_id": i, "source": "pdf", "status": "ok",
                           "text": PAPER_TEXT} for i in ids],
                         schema=pl.from_arrow(DOCUMENTS.empty()).schema)
-    write_table(vault_paths.table("documents"), docs, DOCUMENTS)
+    vault_paths.store.write(DOCUMENTS, docs)
     return vault_paths
 
 

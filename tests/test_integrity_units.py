@@ -15,7 +15,6 @@ from tests.ideas_server import ANSWERS
 from vault_pipeline.ideas import quality
 from vault_pipeline.ideas.build import build_views
 from vault_pipeline.ideas.inputs import PaperInput
-from vault_pipeline.ideas.record import MaskedRecord
 from vault_pipeline.ideas.views import derive_views
 from vault_pipeline.integrity import classifier
 from vault_pipeline.integrity.gate import PLAIN_TEXT, Gate, text_findings
@@ -23,8 +22,8 @@ from vault_pipeline.integrity.method import method_leaks, method_terms
 from vault_pipeline.integrity.placeholders import is_placeholder, nullify
 from vault_pipeline.integrity.source import results_context
 from vault_pipeline.paths import VaultPaths
+from vault_pipeline.records.masked import MaskedRecord
 from vault_pipeline.schemas import MASKED_RECORDS, VIEWS
-from vault_pipeline.storage import write_table
 
 VALID = json.loads((ANSWERS / "valid.json").read_text())
 
@@ -134,25 +133,22 @@ def _record_table(paths: VaultPaths, challenge: str) -> None:
            "input_note": None, "schema_version": "s", "attempts": 1, "leaky_answer": False,
            "masked_findings": [], "tokens_in": None, "tokens_out": None,
            "created_at": datetime(2026, 1, 1, tzinfo=UTC)}
-    write_table(paths.table("masked_records"),
-                pl.DataFrame([row], schema=MASKED_RECORDS.polars, strict=False),
-                MASKED_RECORDS)
+    paths.store.write(MASKED_RECORDS,
+                      pl.DataFrame([row], schema=MASKED_RECORDS.polars, strict=False))
 
 
 def test_the_method_check_fails_on_a_problem_view_that_states_the_solution(
         vault_paths: VaultPaths) -> None:
     _record_table(vault_paths, "Tokens are dropped.")
     build_views(vault_paths)
-    ok = quality.problem_views_method_free(vault_paths.table("masked_records"),
-                                           vault_paths.table("views"))
+    ok = quality.problem_views_method_free(vault_paths.store)
     assert ok.passed
     views = pl.read_parquet(vault_paths.table("views")).with_columns(
         text=pl.when(pl.col("view") == "challenge")
         .then(pl.lit("What fails: We propose a learned router."))
         .otherwise(pl.col("text")))
-    write_table(vault_paths.table("views"), views, VIEWS)
-    bad = quality.problem_views_method_free(vault_paths.table("masked_records"),
-                                            vault_paths.table("views"))
+    vault_paths.store.write(VIEWS, views)
+    bad = quality.problem_views_method_free(vault_paths.store)
     assert not bad.passed and bad.metadata["method_leaks"] == 1
 
 
@@ -162,17 +158,16 @@ def test_the_completeness_check_fails_on_a_placeholder_view(vault_paths: VaultPa
     views = pl.read_parquet(vault_paths.table("views")).with_columns(
         text=pl.when(pl.col("view") == "intuition").then(pl.lit("Not stated."))
         .otherwise(pl.col("text")))
-    write_table(vault_paths.table("views"), views, VIEWS)
-    outcome = quality.views_complete(vault_paths.table("masked_records"),
-                                     vault_paths.table("views"))
+    vault_paths.store.write(VIEWS, views)
+    outcome = quality.views_complete(vault_paths.store)
     assert not outcome.passed and outcome.metadata["missing_by_view"] == {"intuition": 1}
 
 
 def test_the_view_leak_check_fails_on_a_result_in_words(vault_paths: VaultPaths) -> None:
     _record_table(vault_paths, "Tokens are dropped.")
     build_views(vault_paths)
-    assert quality.view_leak_findings(vault_paths.table("views")).passed
+    assert quality.view_leak_findings(vault_paths.store).passed
     views = pl.read_parquet(vault_paths.table("views")).with_columns(
         text=pl.col("text") + " It is twice as fast as the baseline.")
-    write_table(vault_paths.table("views"), views, VIEWS)
-    assert not quality.view_leak_findings(vault_paths.table("views")).passed
+    vault_paths.store.write(VIEWS, views)
+    assert not quality.view_leak_findings(vault_paths.store).passed

@@ -63,3 +63,33 @@ def test_allocator_keeps_freed_pages_for_batch_builds_unless_the_user_says_other
     assert _allocator_settings({}).endswith("," + BATCH_SETTINGS)
     assert _allocator_settings({"_RJEM_MALLOC_CONF": "dirty_decay_ms:0"}).endswith(
         ",dirty_decay_ms:0")
+
+
+def _relative_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    return {"." * node.level + (node.module or "") for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.level}
+
+
+def test_schemas_are_data_at_the_ground_floor() -> None:
+    """The tables import only the record models, never a stage."""
+    for path in [ROOT / "vault_pipeline" / "schemas.py",
+                 *(ROOT / "vault_pipeline" / "records").glob("*.py")]:
+        stages = {m for m in _relative_imports(path)
+                  if not m.startswith((".records", ".arrow", ".masked", ".idea",
+                                       "..integrity.placeholders"))}
+        assert stages == set(), f"{path.name} imports {stages}"
+
+
+def test_only_the_table_store_locates_tables() -> None:
+    offenders = [str(path.relative_to(ROOT)) for folder in ("vault_pipeline", "assets")
+                 for path in (ROOT / folder).rglob("*.py")
+                 if path.name not in {"tables.py", "paths.py"}
+                 and re.search(r"\.table\(|read_if_exists|tables\.glob", path.read_text())]
+    assert offenders == []
+
+
+def test_evaluation_sets_do_not_import_the_export() -> None:
+    offenders = [path.name for path in (ROOT / "vault_pipeline" / "evalsets").glob("*.py")
+                 if any("datasets" in m for m in _relative_imports(path))]
+    assert offenders == []

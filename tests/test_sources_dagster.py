@@ -12,7 +12,9 @@ from typer.testing import CliRunner
 
 from tests.sources_replay import ReplayServer, Reply, data
 from vault_pipeline.cli import app
-from vault_pipeline.definitions import defs
+from vault_pipeline.definitions import build_defs
+
+defs = build_defs()
 
 JSON = "application/json"
 

@@ -17,7 +17,6 @@ from vault_pipeline.reviews_parse import normalise_decision, parse_notes_page, s
 from vault_pipeline.schemas import PAPERS
 from vault_pipeline.sources import openreview
 from vault_pipeline.sources.config import VenueSettings
-from vault_pipeline.storage import write_table
 
 VENUE = VenueSettings("ICLR.cc/2025/Conference")
 JSON = "application/json; charset=utf-8"
@@ -60,7 +59,7 @@ def test_a_venue_is_listed_through_openreview_py_into_the_raw_zone(vault_paths) 
 
 
 def test_tables_from_the_pages(vault_paths) -> None:
-    write_table(vault_paths.table(PAPERS.name), pl.DataFrame({
+    vault_paths.store.write(PAPERS, pl.DataFrame({
         "arxiv_id": ["2611.00001", "2611.00002"], "latest_version": [1, 1],
         "title": ["Sparse retrieval with learned PEBBLES", "A Constructed Study of Negative "
                   "Results"],
@@ -70,7 +69,7 @@ def test_tables_from_the_pages(vault_paths) -> None:
         "updated": [datetime(2026, 1, 1).date()] * 2,
         "doi": [None, None], "journal_ref": [None, None], "comments": [None, None],
         "license": [None, None], "source": ["arxiv_api"] * 2, "raw_sha256": ["x", "x"]},
-        schema_overrides={"latest_version": pl.Int32}), PAPERS)
+        schema_overrides={"latest_version": pl.Int32}))
     with ReplayServer() as server:
         _serve(server)
         with _ctx(vault_paths, server) as ctx:

@@ -14,7 +14,7 @@ from .citations_parse import S2_KIND, parse_batch
 from .paths import VaultPaths
 from .raw.zone import RawZone
 from .schemas import CITATION_COUNTS, CITATIONS
-from .storage import write_table
+from .stages import Stage
 
 
 @dataclass
@@ -54,8 +54,18 @@ def build_citations(paths: VaultPaths) -> CitationsReport:
                                           how="semi")
                       .unique(maintain_order=True)
                       .sort("citing_s2_id", "cited_position", nulls_last=True))
-    report.papers = write_table(paths.table(CITATION_COUNTS.name),
-                                count_frame.sort("s2_id"), CITATION_COUNTS)
-    report.citations = write_table(paths.table(CITATIONS.name), citation_frame, CITATIONS)
+    report.papers = paths.store.write(CITATION_COUNTS, count_frame.sort("s2_id"))
+    report.citations = paths.store.write(CITATIONS, citation_frame)
     report.cited_with_arxiv_id = citation_frame.get_column("cited_arxiv_id").drop_nulls().len()
     return report
+
+
+STAGE = Stage(
+    "citations", "citations", inputs=("raw_files",), outputs=(CITATIONS, CITATION_COUNTS),
+    run=build_citations,
+    describe=lambda r: (f"{r.citations} references of {r.papers} papers from {r.files} "
+                        "Semantic Scholar responses"),
+    figures=lambda r: {
+        CITATIONS.name: {"dagster/row_count": r.citations, "responses_parsed": r.files,
+                         "cited_with_arxiv_id": r.cited_with_arxiv_id},
+        CITATION_COUNTS.name: {"dagster/row_count": r.papers}})

@@ -18,10 +18,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
-import pyarrow.parquet as pq
 import typer
 
 from .cli_harvest import harvest_app
+from .config import CONFIG_FILE
 from .errors import VaultError
 from .lock import vault_lock
 from .paths import VaultPaths
@@ -129,10 +129,11 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
 
     # Beta notices about Dagster's own API (partitions, selections) are not the user's to act on.
     warnings.filterwarnings("ignore", category=dg.BetaWarning)
-    from .definitions import defs
+    from .definitions import build_defs
 
     instance = _instance(paths)
     os.environ["VAULT_HOME"] = str(paths.home)
+    defs = build_defs(paths)
     everything = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
     try:
         selection = (_resolve_selection(defs, select) if select else
@@ -366,7 +367,7 @@ def status(home: HomeOption = None) -> None:
     last = _last_materializations(paths, list(files))
     typer.echo(f"{'table':<24}{'rows':>12}{'bytes':>14}  last materialization")
     for name, file in files.items():
-        rows = pq.ParquetFile(file).metadata.num_rows
+        rows = paths.store.rows(name)
         when = last.get(name, "(written outside Dagster)")
         typer.echo(f"{name:<24}{rows:>12,}{file.stat().st_size:>14,}  {when}")
 
@@ -506,7 +507,16 @@ def score(
 
 # The bundled sample ends in 2025: the demo cuts there rather than at the default 2026-01-01,
 # so that it has targets to split, index around and export.
-DEMO_RUN_CONFIG = {"ops": {"splits": {"config": {"cutoff": "2025-01-01"}}}}
+DEMO_CUTOFF = "2025-01-01"
+DEMO_RUN_CONFIG = {"ops": {"splits": {"config": {"cutoff": DEMO_CUTOFF}}}}
+
+
+def _record_demo_cutoff(paths: VaultPaths) -> None:
+    """A new vault's `vault.toml` keeps the demo's cutoff, so that later runs (a Semantic
+    Scholar harvest, a materialization) use the same one."""
+    file = paths.home / CONFIG_FILE
+    if not file.exists():
+        file.write_text(f"[splits]\ncutoff = {DEMO_CUTOFF}  # the bundled sample ends in 2025\n")
 
 
 def sample_dir() -> Path:
@@ -521,7 +531,8 @@ def demo(home: HomeOption = None) -> None:
     typer.echo(f"vault at {paths.home}")
     try:
         _import(paths, [sample_dir()])
-        typer.echo("cutoff for the sample: 2025-01-01 (the default is 2026-01-01)")
+        typer.echo(f"cutoff for the sample: {DEMO_CUTOFF} (the default is 2026-01-01)")
+        _record_demo_cutoff(paths)
         with vault_lock(paths, 0, "vault demo"):
             ok = _materialize(paths, None, run_config=DEMO_RUN_CONFIG)
         typer.echo("\nlatest papers in the vault:")

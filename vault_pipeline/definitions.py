@@ -1,16 +1,31 @@
-"""The one Dagster `Definitions` of the vault (loaded by `dagster dev` and by the CLI)."""
+"""The one Dagster `Definitions` of the vault (loaded by `dagster dev` and by the CLI). They
+are built when asked for, never at import: the harvest partitions (venues, first OAI day)
+come from the config of the vault they are built for."""
 
 
 import dagster as dg
 
-from assets import VaultResource, all_assets, all_checks
+from assets import VaultResource, all_assets, all_checks, harvest_assets
 from sensors import all_jobs, all_schedules, all_sensors
 
-defs = dg.Definitions(
-    assets=all_assets,
-    asset_checks=all_checks,
-    jobs=all_jobs,
-    sensors=all_sensors,
-    schedules=all_schedules,
-    resources={"vault": VaultResource()},
-)
+from .paths import VaultPaths
+from .sources.config import load_config
+
+
+def build_defs(paths: VaultPaths | None = None) -> dg.Definitions:
+    """The definitions for one vault (default: ``$VAULT_HOME``)."""
+    harvest = load_config(paths or VaultPaths.from_env())
+    return dg.Definitions(
+        assets=[*all_assets, *harvest_assets(harvest)],
+        asset_checks=all_checks,
+        jobs=all_jobs,
+        sensors=all_sensors,
+        schedules=all_schedules,
+        resources={"vault": VaultResource()},
+    )
+
+
+@dg.definitions
+def defs() -> dg.Definitions:
+    """What `dagster dev -m vault_pipeline.definitions` loads (`vault dev` sets the home)."""
+    return build_defs()

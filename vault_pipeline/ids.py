@@ -14,7 +14,8 @@ from typing import NamedTuple
 import polars as pl
 
 NEW_STYLE = r"\d{4}\.\d{4,5}"
-OLD_STYLE = r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z]{2})?/\d{7}"
+ARCHIVE = r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z]{2})?"  # of an old-style id, subject class too
+OLD_STYLE = rf"{ARCHIVE}/\d{{7}}"
 _PREFIX = r"(?i:https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/|arxiv:|oai:arxiv\.org:)?"
 ID_PATTERN = rf"^\s*{_PREFIX}({NEW_STYLE}|{OLD_STYLE})(?:v(\d+))?(?:\.pdf)?\s*$"
 SUBJECT_CLASS = r"^([a-z]+(?:-[a-z]+)?)\.[A-Za-z]{2}/"

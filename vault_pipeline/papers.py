@@ -41,7 +41,6 @@ from .parse.snapshot import (
 from .paths import VaultPaths
 from .raw.zone import RawFile, RawZone
 from .schemas import PAPERS, PAPERS_REJECTED
-from .storage import atomic_path, write_table
 
 # On a tie of dates and versions, prefer the richer source.
 SOURCE_RANK = {"oai_arXivRaw": 0, "oai_arXiv": 1, "arxiv_snapshot": 2, "arxiv_api": 3,
@@ -275,7 +274,7 @@ def build_papers(paths: VaultPaths, stream_snapshots: bool = True) -> PapersRepo
                                     stream_snapshots)
         parts = staging.parts
         duplicated = duplicated_ids(parts) if parts else pl.DataFrame()
-        with atomic_path(paths.table(PAPERS.name)) as tmp:
+        with paths.store.writing(PAPERS) as tmp:
             if not parts:
                 pq.write_table(PAPERS.empty(), tmp, **COMPRESSION)
             elif len(parts) == 1 and not duplicated.height:
@@ -283,9 +282,9 @@ def build_papers(paths: VaultPaths, stream_snapshots: bool = True) -> PapersRepo
             else:
                 resolved = resolve_duplicates(parts, duplicated).cast(PAPERS.polars)  # type: ignore[arg-type]
                 resolved.sink_parquet(tmp, row_group_size=ROW_GROUP, **COMPRESSION)
-        report.rows = pq.read_metadata(paths.table(PAPERS.name)).num_rows
+        report.rows = paths.store.rows(PAPERS)
     finally:
         shutil.rmtree(staging.folder, ignore_errors=True)
     report.superseded = report.candidates - report.rows
-    report.rejected = write_table(paths.table(PAPERS_REJECTED.name), rejected, PAPERS_REJECTED)
+    report.rejected = paths.store.write(PAPERS_REJECTED, rejected)
     return report

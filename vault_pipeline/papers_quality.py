@@ -1,21 +1,20 @@
-"""What a user checks on `papers`, as plain functions over the Parquet file: the asset checks
+"""What a user checks on `papers`, as plain functions over the table store: the asset checks
 call them, and so can anyone in a notebook."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 
 from .checks import Outcome
+from .schemas import PAPERS
+from .tables import TableStore
 
 REQUIRED = ("arxiv_id", "title", "abstract", "authors", "published", "updated")
 
 
-
-def duplicate_ids(table: Path) -> Outcome:
+def duplicate_ids(store: TableStore) -> Outcome:
     dupes = (
-        pl.scan_parquet(table).group_by("arxiv_id").len().filter(pl.col("len") > 1)
+        store.scan(PAPERS).group_by("arxiv_id").len().filter(pl.col("len") > 1)
         .sort("len", descending=True).collect()
     )
     examples = dupes.head(10).get_column("arxiv_id").to_list()
@@ -23,8 +22,8 @@ def duplicate_ids(table: Path) -> Outcome:
                    {"duplicated_ids": dupes.height, "examples": examples})
 
 
-def empty_required(table: Path) -> Outcome:
-    lf = pl.scan_parquet(table)
+def empty_required(store: TableStore) -> Outcome:
+    lf = store.scan(PAPERS)
     exprs = []
     for name in REQUIRED:
         column = pl.col(name)
@@ -39,18 +38,18 @@ def empty_required(table: Path) -> Outcome:
     return Outcome(not bad, f"empty required fields: {bad or 'none'}", {"empty": counts})
 
 
-def date_order(table: Path) -> Outcome:
+def date_order(store: TableStore) -> Outcome:
     bad = (
-        pl.scan_parquet(table).filter(pl.col("published") > pl.col("updated"))
+        store.scan(PAPERS).filter(pl.col("published") > pl.col("updated"))
         .select("arxiv_id").collect().get_column("arxiv_id")
     )
     return Outcome(bad.is_empty(), f"{bad.len()} papers published after their last update",
                    {"violations": bad.len(), "examples": bad.head(10).to_list()})
 
 
-def summary(table: Path) -> dict[str, dict[str, int] | int]:
+def summary(store: TableStore) -> dict[str, dict[str, int] | int]:
     """Row count, rows by year of v1, by primary category and by source."""
-    lf = pl.scan_parquet(table)
+    lf = store.scan(PAPERS)
 
     def counts(expr: pl.Expr) -> dict[str, int]:
         frame = lf.group_by(expr.alias("k")).len().sort("k").collect()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import VaultError
+from .tables import TableStore, table_file
 
 DEFAULT_HOME = "vault_home"
 
@@ -45,7 +46,13 @@ class VaultPaths:
         return self.home / "tmp"
 
     def table(self, name: str) -> Path:
-        return self.tables / f"{name}.parquet"
+        """A table's local file (the store builds the name; kept for tools and tests)."""
+        return Path(table_file(self.tables, name))
+
+    @property
+    def store(self) -> TableStore:
+        """The tables, read and written by schema."""
+        return TableStore(self.tables)
 
     def ensure(self) -> VaultPaths:
         """Create the vault's folders; a root that cannot hold them is a VaultError."""

@@ -24,7 +24,7 @@ from .reviews_parse import (
 )
 from .reviews_parse import decision_from_venue as _decision_from_venue
 from .schemas import PAPERS, REVIEWS, SUBMISSIONS
-from .storage import write_table
+from .stages import Counts, Stage
 
 
 @dataclass
@@ -47,17 +47,17 @@ def surname(name: str) -> str:
     return (name.split() or [""])[-1].lower()
 
 
-def match_arxiv(submissions: pl.DataFrame, papers_path) -> pl.DataFrame:
+def match_arxiv(submissions: pl.DataFrame, papers: pl.LazyFrame | None) -> pl.DataFrame:
     """Add `arxiv_id` and `arxiv_match` where one paper of the vault matches confidently."""
     empty = submissions.with_columns(arxiv_id=pl.lit(None, pl.String),
                                      arxiv_match=pl.lit(None, pl.String))
-    if not papers_path.exists() or submissions.is_empty():
+    if papers is None or submissions.is_empty():
         return empty
     keyed = submissions.select("forum_id", "authors", key=title_key("title")) \
         .filter(pl.col("key").str.len_chars() > 0)
-    papers = (pl.scan_parquet(papers_path).select("arxiv_id", "authors", key=title_key("title"))
-              .join(keyed.lazy().select("key"), on="key", how="semi").collect())
-    pairs = keyed.join(papers, on="key", suffix="_paper")
+    matches = (papers.select("arxiv_id", "authors", key=title_key("title"))
+               .join(keyed.lazy().select("key"), on="key", how="semi").collect())
+    pairs = keyed.join(matches, on="key", suffix="_paper")
     confident = {}
     for forum, rows in pairs.group_by("forum_id"):
         hits = [r for r in rows.iter_rows(named=True)
@@ -133,12 +133,25 @@ def build_reviews(paths: VaultPaths) -> ReviewsReport:
                "arxiv_match"]
     submissions = newest(_frame(submission_rows, SUBMISSIONS.polars, derived), "forum_id")
     replies = newest(_frame(reply_rows, REVIEWS.polars, []), "note_id")
-    submissions = match_arxiv(aggregate(submissions, replies), paths.table(PAPERS.name))
+    submissions = match_arxiv(aggregate(submissions, replies), paths.store.scan_optional(PAPERS))
     submissions = submissions.sort("venue_id", "number", "forum_id", nulls_last=True)
     replies = replies.sort("venue_id", "forum_id", "kind", "created", "note_id")
-    report.submissions = write_table(paths.table(SUBMISSIONS.name), submissions, SUBMISSIONS)
-    report.reviews = write_table(paths.table(REVIEWS.name), replies, REVIEWS)
+    report.submissions = paths.store.write(SUBMISSIONS, submissions)
+    report.reviews = paths.store.write(REVIEWS, replies)
     report.matched_arxiv = submissions.get_column("arxiv_id").drop_nulls().len()
     report.by_decision = {str(k): v for k, v in
                           submissions.group_by("decision").len().iter_rows()}
     return report
+
+
+STAGE = Stage(
+    "reviews", "reviews", inputs=("raw_files", "papers"), outputs=(SUBMISSIONS, REVIEWS),
+    run=build_reviews,
+    describe=lambda r: (f"{r.submissions} submissions, {r.reviews} replies from {r.files} "
+                        "OpenReview pages"),
+    figures=lambda r: {
+        SUBMISSIONS.name: {"dagster/row_count": r.submissions, "pages_parsed": r.files,
+                           "matched_arxiv": r.matched_arxiv,
+                           "by_decision": Counts("decision", r.by_decision)},
+        REVIEWS.name: {"dagster/row_count": r.reviews,
+                       "replies_not_kept": Counts("invitation", r.ignored_replies)}})

@@ -1,5 +1,7 @@
 """Every table of the vault, defined once: name, columns, Arrow types and what each column
-means. Writers cast to these schemas, the README documents them, tests compare against them."""
+means. Writers cast to these schemas, the README documents them, tests compare against them.
+Tables are data here: the record columns come from the record models of
+:mod:`vault_pipeline.records` (the ground floor), never from a stage."""
 
 from __future__ import annotations
 
@@ -8,6 +10,10 @@ from functools import cached_property
 
 import polars as pl
 import pyarrow as pa
+
+from .records.arrow import model_columns
+from .records.idea import NULLABLE_FIELDS, IdeaRecord, idea_arrow_type
+from .records.masked import MaskedRecord
 
 
 @dataclass(frozen=True)
@@ -393,9 +399,6 @@ TRAINING_EXAMPLES = TableSchema(
 
 def _ideas_columns() -> tuple[Column, ...]:
     """The record's fields as columns, from its pydantic models (defined once there)."""
-    from .ideas.arrow import model_columns
-    from .ideas.record import MaskedRecord
-
     return tuple(Column(name, kind, doc, False) for name, kind, doc in
                  model_columns(MaskedRecord))
 
@@ -544,16 +547,11 @@ EXPORT_OPENAI = TableSchema(
 
 def _idea_columns() -> tuple[Column, ...]:
     """The six parts as columns, from the pydantic model (defined once there)."""
-    from .evalsets.idea_record import NULLABLE_FIELDS, IdeaRecord
-    from .ideas.arrow import model_columns
-
     return tuple(Column(name, kind, doc, name in NULLABLE_FIELDS) for name, kind, doc in
                  model_columns(IdeaRecord))
 
 
 def _idea_struct(name: str, doc: str) -> Column:
-    from .evalsets.idea_record import idea_arrow_type
-
     return Column(name, idea_arrow_type(), doc)
 
 

@@ -18,9 +18,8 @@ QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.
 
 
 def table_files(paths: VaultPaths) -> dict[str, Path]:
-    if not paths.tables.exists():
-        return {}
-    return {p.stem: p for p in sorted(paths.tables.glob("*.parquet"))}
+    store = paths.store
+    return {name: Path(store.path(name)) for name in store.names()}
 
 
 def connect(paths: VaultPaths) -> duckdb.DuckDBPyConnection:

@@ -7,7 +7,7 @@ target split (``<role>/<split>.openai.jsonl``, chat lines for fine-tuning servic
 data card, whose YAML header lets `datasets.load_dataset(OUT_DIR, role)` find the files) and
 ``manifest.json`` (tables, row counts, schemas, sha256 of every file, cutoff, seed,
 provenance, project version). The evaluation sets, when built, go to ``evaluation/<set>/``
-(`vault_pipeline.evalsets.export`). The export is written in a scratch folder next to OUT_DIR
+(`vault_pipeline.datasets.evaluation`). The export is written in a scratch folder next to OUT_DIR
 and renamed into place, so OUT_DIR is either the previous export or the new one, never half.
 Every file is readable by other users (0644, folders 0755). Papers an evaluation set uses are
 left out of the training files unless asked for (`include_evaluation`)."""
@@ -24,7 +24,6 @@ import polars as pl
 
 from ..errors import VaultError
 from ..evalsets.contamination import evaluation_papers, mark
-from ..evalsets.export import add_evaluation_sets
 from ..index.lance_index import TABLE, index_dir, index_metadata_of
 from ..integrity.report import build_report
 from ..paths import VaultPaths
@@ -38,9 +37,8 @@ from ..schemas import (
 )
 from ..splits.assign import TARGET_SPLITS
 from ..splits.build import VAULT
-from ..splits.inputs import read_optional, read_required
-from ..storage import write_table
 from .card import data_card
+from .evaluation import add_evaluation_sets
 from .manifest import (
     INTEGRITY_FILE,
     MANIFEST,
@@ -48,6 +46,7 @@ from .manifest import (
     build_manifest,
     verify_export,
     write_manifest,
+    write_pair,
 )
 from .training import ROLES
 
@@ -64,18 +63,6 @@ class ExportReport:
     evaluation_excluded: list[str]  # target papers left out: an evaluation set uses them
 
 
-def _write_pair(frame: pl.DataFrame, folder: Path, stem: str,
-                schema: TableSchema, jsonl: bool = True) -> list[Path]:
-    """Parquet (typed, with the schema's docs) and JSON lines (dates as ISO strings)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    parquet = folder / f"{stem}.parquet"
-    write_table(parquet, frame, schema)
-    if not jsonl:
-        return [parquet]
-    frame.select(schema.names).write_ndjson(folder / f"{stem}.jsonl")
-    return [parquet, folder / f"{stem}.jsonl"]
-
-
 def _write_openai(frame: pl.DataFrame, folder: Path, stem: str) -> tuple[Path, int]:
     """One `{"messages": [...]}` line per example with a reference artifact."""
     chat = frame.filter(pl.col("messages").is_not_null()).select("messages")
@@ -88,8 +75,8 @@ def _vault_tables(paths: VaultPaths, splits: pl.DataFrame,
                   evaluation: set[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The retrievable vault: pre-cutoff papers' metadata and their views."""
     ids = splits.filter(pl.col("split") == VAULT).select("arxiv_id")
-    papers = read_optional(paths, "papers")
-    views = read_optional(paths, "views")
+    papers = paths.store.read_optional("papers")
+    views = paths.store.read_optional("views")
     kept = ids if papers is None else ids.join(papers, on="arxiv_id", how="inner")
     for column in EXPORT_VAULT_PAPERS.names:
         if column not in kept.columns:
@@ -146,8 +133,8 @@ def export_datasets(paths: VaultPaths, out_dir: Path, overwrite: bool = False,
                          f"{', '.join(FORMATS)}")
     out_dir = out_dir.expanduser().resolve()
     _check_target(out_dir, overwrite)
-    examples = read_required(paths, TRAINING_EXAMPLES.name, tuple(TRAINING_EXAMPLES.names))
-    splits = read_required(paths, SPLITS.name, tuple(SPLITS.names))
+    examples = paths.store.read_required(TRAINING_EXAMPLES, TRAINING_EXAMPLES.names)
+    splits = paths.store.read_required(SPLITS, SPLITS.names)
     if splits.is_empty():
         raise VaultError("the splits table is empty: nothing to export")
     evaluation = evaluation_papers(paths)
@@ -163,7 +150,7 @@ def export_datasets(paths: VaultPaths, out_dir: Path, overwrite: bool = False,
         for role in ROLES:
             for split in TARGET_SPLITS:
                 part = examples.filter((pl.col("role") == role) & (pl.col("split") == split))
-                written = _write_pair(part, staging / role, split, TRAINING_EXAMPLES,
+                written = write_pair(part, staging / role, split, TRAINING_EXAMPLES,
                                       "jsonl" in formats)
                 files += [FileEntry.of(staging, f, f"{role}/{split}", part.height)
                           for f in written]
@@ -171,12 +158,12 @@ def export_datasets(paths: VaultPaths, out_dir: Path, overwrite: bool = False,
                     chat, lines = _write_openai(part, staging / role, split)
                     schemas[f"{role}/{split}/openai"] = EXPORT_OPENAI
                     files.append(FileEntry.of(staging, chat, f"{role}/{split}/openai", lines))
-        written = _write_pair(splits, staging, "splits", SPLITS)
+        written = write_pair(splits, staging, "splits", SPLITS)
         files += [FileEntry.of(staging, f, "splits", splits.height) for f in written]
         for frame, schema in zip(_vault_tables(paths, splits, evaluation),
                                  (EXPORT_VAULT_PAPERS, EXPORT_VAULT_VIEWS), strict=True):
             name = schema.name.split("/")[1]
-            written = _write_pair(frame, staging / "vault", name, schema, jsonl=False)
+            written = write_pair(frame, staging / "vault", name, schema, jsonl=False)
             schemas[schema.name] = schema
             files += [FileEntry.of(staging, f, schema.name, frame.height) for f in written]
         if index_info is None:

@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 
 from ..schemas import SPLITS, TRAINING_EXAMPLES, TableSchema
 from ..storage import atomic_write_bytes
+from ..tables import write_parquet
 from .artifacts import ARTIFACT_NAMES
 from .training import ROLES, TEMPLATES
 
@@ -30,6 +31,20 @@ PROJECT = "research-idea-vault"
 def sha256_file(path: Path) -> str:
     with path.open("rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def write_pair(frame: pl.DataFrame, folder: Path, stem: str,
+               schema: TableSchema, jsonl: bool = True) -> list[Path]:
+    """Parquet (typed, with the schema's docs) and, unless ``jsonl`` is off, JSON lines
+    (dates as ISO strings)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    parquet = folder / f"{stem}.parquet"
+    write_parquet(parquet, frame, schema)
+    if not jsonl:
+        return [parquet]
+    lines = folder / f"{stem}.jsonl"
+    frame.select(schema.names).write_ndjson(lines)
+    return [parquet, lines]
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ from ..ideas.build import read_inputs
 from ..ideas.decompose import BatchOutcome, findings_rows, now, run_batch
 from ..ideas.inputs import PaperInput, input_hash
 from ..ideas.prompting import load_prompt
-from ..ideas.record import RECORD_FIELDS
 from ..ideas.settings import IdeasSettings
 from ..ids import normalize_arxiv_id
 from ..integrity.gate import FieldPolicy, gate_key, paper_gate
@@ -34,11 +33,11 @@ from ..integrity.llm_judge import judge_for
 from ..integrity.method import method_terms
 from ..integrity.source import STOP_WORDS
 from ..paths import VaultPaths
+from ..records.masked import RECORD_FIELDS
 from ..schemas import ROLE_ARTIFACT_FAILURES, ROLE_ARTIFACTS, SPLITS
 from ..splits.assign import TARGET_SPLITS
 from ..splits.build import VAULT
-from ..splits.inputs import clean_views, read_optional, read_required, views_wide
-from ..storage import write_table
+from ..splits.inputs import clean_views, views_wide
 from .artifacts import (
     ARTIFACT_MODELS,
     ARTIFACT_NAMES,
@@ -222,10 +221,10 @@ def context_text(t: Target, max_chars: int) -> str:
 def load_targets(paths: VaultPaths) -> tuple[list[Target], set[str], list[str]]:
     """Targets with a masked record and their vault context; the vault ids; targets
     without a record."""
-    splits = read_required(paths, SPLITS.name, ("arxiv_id", "split"))
-    records = read_optional(paths, "masked_records")
-    papers = read_required(paths, "papers", ("arxiv_id", "title"))
-    views = read_optional(paths, "views")
+    splits = paths.store.read_required(SPLITS.name, ("arxiv_id", "split"))
+    records = paths.store.read_optional("masked_records")
+    papers = paths.store.read_required("papers", ("arxiv_id", "title"))
+    views = paths.store.read_optional("views")
     targets = splits.filter(pl.col("split").is_in(TARGET_SPLITS))
     ids = targets["arxiv_id"].to_list()
     vault = set(splits.filter(pl.col("split") == VAULT)["arxiv_id"].to_list())
@@ -241,7 +240,7 @@ def load_targets(paths: VaultPaths) -> tuple[list[Target], set[str], list[str]]:
     record_rows = {} if records is None else {
         row["arxiv_id"]: row for row in records.filter(pl.col("arxiv_id").is_in(ids))
         .iter_rows(named=True)}
-    cited = dict(cited_ids(ids, records, read_optional(paths, "citations")).iter_rows())
+    cited = dict(cited_ids(ids, records, paths.store.read_optional("citations")).iter_rows())
     inputs = {p.arxiv_id: p for p in read_inputs(paths, sorted(record_rows))}
     split_of = dict(targets.select("arxiv_id", "split").iter_rows())
     out = []
@@ -379,10 +378,8 @@ def build_role_artifacts(paths: VaultPaths, settings: IdeasSettings | None = Non
     finally:
         if own and llm is not None:
             llm.close()
-    write_table(paths.table(ROLE_ARTIFACTS.name),
-                pl.DataFrame(artifacts, schema=ROLE_ARTIFACTS.polars), ROLE_ARTIFACTS)
-    write_table(paths.table(ROLE_ARTIFACT_FAILURES.name),
-                pl.DataFrame(failures, schema=ROLE_ARTIFACT_FAILURES.polars),
-                ROLE_ARTIFACT_FAILURES)
+    paths.store.write(ROLE_ARTIFACTS, pl.DataFrame(artifacts, schema=ROLE_ARTIFACTS.polars))
+    paths.store.write(ROLE_ARTIFACT_FAILURES,
+                      pl.DataFrame(failures, schema=ROLE_ARTIFACT_FAILURES.polars))
     report.artifacts, report.quarantined = len(artifacts), len(failures)
     return report

@@ -21,8 +21,7 @@ from ..paths import VaultPaths
 from ..schemas import ROLE_ARTIFACTS, SPLITS, TRAINING_EXAMPLES
 from ..splits.assign import TARGET_SPLITS
 from ..splits.build import VAULT
-from ..splits.inputs import clean_views, read_optional, read_required, views_wide
-from ..storage import write_table
+from ..splits.inputs import clean_views, views_wide
 
 ROLES: dict[str, str] = {"gap_finder": "research_gap", "innovator": "intuition",
                          "report_writer": "proposal"}
@@ -160,13 +159,13 @@ def compute_training(splits: pl.DataFrame, views: pl.DataFrame, papers: pl.DataF
 def build_training(paths: VaultPaths) -> TrainingReport:
     """Read splits, views, papers (and records, citations, role artifacts and evaluation sets
     where present); write the table."""
-    splits = read_required(paths, SPLITS.name, ("arxiv_id", "split", "cutoff", "seed"))
-    views = read_required(paths, "views", ("arxiv_id", "view", "text"))
-    papers = read_required(paths, "papers", ("arxiv_id", "title", "published"))
-    frame, report = compute_training(splits, views, papers,
-                                     read_optional(paths, "masked_records"),
-                                     read_optional(paths, "citations"),
-                                     read_optional(paths, ROLE_ARTIFACTS.name),
+    store = paths.store
+    splits = store.read_required(SPLITS, ("arxiv_id", "split", "cutoff", "seed"))
+    views = store.read_required("views", ("arxiv_id", "view", "text"))
+    papers = store.read_required("papers", ("arxiv_id", "title", "published"))
+    frame, report = compute_training(splits, views, papers, store.read_optional("masked_records"),
+                                     store.read_optional("citations"),
+                                     store.read_optional(ROLE_ARTIFACTS.name),
                                      evaluation_papers(paths))
-    write_table(paths.table(TRAINING_EXAMPLES.name), frame, TRAINING_EXAMPLES)
+    store.write(TRAINING_EXAMPLES, frame)
     return report

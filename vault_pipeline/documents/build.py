@@ -14,8 +14,8 @@ the old table and the journal into the new one, never all held in memory."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,10 +24,10 @@ from pathlib import Path
 
 import polars as pl
 
+from ..journal import Journal
 from ..paths import VaultPaths
 from ..raw.zone import RawZone
-from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS, PAPERS
-from ..storage import atomic_path, read_table, write_table
+from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS, PAPERS, TableSchema
 from .cleaning import CLEANING_VERSION
 from .convert import LATEX, PDF, Settings, Task, convert_task
 from .naming import arxiv_id_of
@@ -111,46 +111,15 @@ def candidates_by_paper(inputs: Iterable[Input]) -> dict[str, list[Input]]:
     return papers
 
 
-class Journal:
-    """Finished conversions on disk, in small Parquet parts, until the tables are written."""
+def _journal_schema() -> TableSchema:
+    """Attempt rows with their texts: what a finished conversion leaves in the journal."""
+    texts = {c.name: c for c in DOCUMENTS.columns}
+    columns = (*DOCUMENT_ATTEMPTS.columns, *(texts[name] for name in TEXT_COLUMNS))
+    return TableSchema("documents_journal", "Finished conversions of a running build.",
+                       tuple(dataclasses.replace(c, nullable=True) for c in columns))
 
-    def __init__(self, root: Path):
-        self.root = root
-        self.pending: list[dict] = []
 
-    @staticmethod
-    def schema() -> pl.Schema:
-        schema = DOCUMENT_ATTEMPTS.polars
-        text_types = DOCUMENTS.polars
-        for name in TEXT_COLUMNS:
-            schema[name] = text_types[name]
-        return schema
-
-    def add(self, row: dict) -> None:
-        self.pending.append(row)
-        if len(self.pending) >= JOURNAL_FLUSH:
-            self.flush()
-
-    def flush(self) -> None:
-        if not self.pending:
-            return
-        self.root.mkdir(parents=True, exist_ok=True)
-        frame = pl.DataFrame(self.pending, schema=self.schema())
-        with atomic_path(self.root / f"part-{uuid.uuid4().hex}.parquet") as tmp:
-            frame.write_parquet(tmp)
-        self.pending = []
-
-    def parts(self) -> list[Path]:
-        return sorted(self.root.glob("part-*.parquet")) if self.root.exists() else []
-
-    def scan(self) -> pl.LazyFrame:
-        parts = self.parts()
-        if not parts:
-            return pl.LazyFrame(schema=self.schema())
-        return pl.scan_parquet(parts).unique("sha256", keep="last")
-
-    def clear(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+JOURNAL = _journal_schema()
 
 
 def _attempt_row(item: Input, result: Conversion, config: DocumentsConfig,
@@ -180,7 +149,8 @@ class DocumentsBuild:
         self.paths = paths
         self.config = config
         self.convert = convert
-        self.journal = Journal(paths.scratch / "documents-journal")
+        self.journal = Journal(paths.scratch / "documents-journal", {"rows": JOURNAL},
+                               flush_every=JOURNAL_FLUSH)
         self.unpack_dir = paths.scratch / "documents-unpack"
         self.report = DocumentsReport()
         versions = {kind: config.settings.converter(kind)[1] for kind in (LATEX, PDF)}
@@ -189,24 +159,27 @@ class DocumentsBuild:
         self.text_from_table: set[str] = set()  # ok attempts whose text is in `documents`
         self.journal_shas: set[str] = set()  # attempts whose text is in the journal
 
+    def _journal(self) -> pl.LazyFrame:
+        """The journal's conversions, the last of each input."""
+        return self.journal.scan().unique("sha256", keep="last")
+
     def load_previous(self) -> None:
         """Attempts and texts from the last run (with current versions) and the journal."""
-        attempts = read_table(self.paths.table(DOCUMENT_ATTEMPTS.name), DOCUMENT_ATTEMPTS)
+        attempts = self.paths.store.read(DOCUMENT_ATTEMPTS)
         current = attempts.filter(
             pl.col("kind").replace_strict(self.versions, default=None)
             == pl.col("converter_version"))
         for row in current.iter_rows(named=True):
             self.attempts[row["sha256"]] = row
-        table = self.paths.table(DOCUMENTS.name)
-        if table.exists():
-            texts = (pl.scan_parquet(table).filter(pl.col("sha256").is_not_null()
-                                                  & pl.col("text").is_not_null())
+        table = self.paths.store.scan_optional(DOCUMENTS)
+        if table is not None:
+            texts = (table.filter(pl.col("sha256").is_not_null() & pl.col("text").is_not_null())
                      .select("sha256", "converter_version").collect())
             self.text_from_table = {
                 sha for sha, version in texts.iter_rows()
                 if sha in self.attempts and self.attempts[sha]["converter_version"] == version
             }
-        journal = self.journal.scan().drop(TEXT_COLUMNS).collect()
+        journal = self._journal().drop(TEXT_COLUMNS).collect()
         for row in journal.iter_rows(named=True):
             if self.versions.get(row["kind"]) == row["converter_version"]:
                 self.attempts[row["sha256"]] = row
@@ -302,21 +275,18 @@ class DocumentsBuild:
 
     def _texts(self) -> pl.LazyFrame:
         columns = ["sha256", *TEXT_COLUMNS]
-        parts = [self.journal.scan().select(columns)]
-        table = self.paths.table(DOCUMENTS.name)
-        if table.exists() and self.text_from_table:
-            parts.append(pl.scan_parquet(table)
-                         .filter(pl.col("sha256").is_in(list(self.text_from_table)))
+        parts = [self._journal().select(columns)]
+        table = self.paths.store.scan_optional(DOCUMENTS)
+        if table is not None and self.text_from_table:
+            parts.append(table.filter(pl.col("sha256").is_in(list(self.text_from_table)))
                          .select(columns))
         return pl.concat(parts, how="vertical_relaxed").unique("sha256", keep="first")
 
     def write(self, selection: pl.DataFrame) -> None:
         """Write `documents` (streamed) and `document_attempts`, each atomically."""
-        papers = (pl.scan_parquet(self.paths.table(PAPERS.name))
-                  .select("arxiv_id", "title", "abstract")
-                  if self.paths.table(PAPERS.name).exists()
-                  else pl.LazyFrame(schema={"arxiv_id": pl.String, "title": pl.String,
-                                            "abstract": pl.String}))
+        store = self.paths.store
+        papers = (store.scan(PAPERS) if store.exists(PAPERS)
+                  else store.read(PAPERS).lazy()).select("arxiv_id", "title", "abstract")
         with_files = selection.lazy().join(self._texts(), on="sha256", how="left")
         converted = with_files.with_columns(
             pl.when(pl.col("winner")).then(pl.col(c)).otherwise(None).alias(c)
@@ -324,16 +294,15 @@ class DocumentsBuild:
         documents = (with_abstracts(converted, papers)
                      .select(DOCUMENTS.names).cast(DOCUMENTS.polars)  # type: ignore[arg-type]
                      .sort("arxiv_id", "sha256", nulls_last=True))
-        with atomic_path(self.paths.table(DOCUMENTS.name)) as tmp:
+        with store.writing(DOCUMENTS) as tmp:
             documents.sink_parquet(tmp, compression="zstd")
         attempts = pl.DataFrame(list(self.attempts.values()), schema=DOCUMENT_ATTEMPTS.polars) \
             if self.attempts else pl.DataFrame(schema=DOCUMENT_ATTEMPTS.polars)
-        write_table(self.paths.table(DOCUMENT_ATTEMPTS.name),
-                    attempts.sort("kind", "sha256"), DOCUMENT_ATTEMPTS)
+        store.write(DOCUMENT_ATTEMPTS, attempts.sort("kind", "sha256"))
         self._summarise(attempts)
 
     def _summarise(self, attempts: pl.DataFrame) -> None:
-        table = pl.scan_parquet(self.paths.table(DOCUMENTS.name))
+        table = self.paths.store.scan(DOCUMENTS)
         self.report.rows = table.select(pl.len()).collect().item()
         self.report.by_status = dict(table.group_by("status").len().collect().iter_rows())
         self.report.by_source = dict(table.group_by("source").len().collect().iter_rows())

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote, urlparse
 
-from ..ids import ArxivId, parse_arxiv_id
+from ..ids import ARCHIVE, ArxivId, parse_arxiv_id
 
 _EXTENSIONS = re.compile(r"(?:\.(?:pdf|tar|tgz|gz|tex|zip|ps))+$", re.IGNORECASE)
 _PREFIX = re.compile(r"^(?:arxiv[-_:.\s]?)", re.IGNORECASE)
-_OLD_STYLE_FLAT = re.compile(r"^([a-z]+(?:-[a-z]+)?(?:\.[A-Za-z]{2})?)[_/]?(\d{7}(?:v\d+)?)$")
+_OLD_STYLE_FLAT = re.compile(rf"^({ARCHIVE})[_/]?(\d{{7}}(?:v\d+)?)$")
 _URL_PATH = re.compile(r"/(?:abs|pdf|e-print|src|format)/(.+?)/?$")
 
 

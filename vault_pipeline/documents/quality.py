@@ -3,21 +3,21 @@ full texts (success rate per source, ok rows that carry text, one row per paper)
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 
 from ..checks import Outcome
+from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
+from ..tables import TableStore
 from .outcome import SUCCESS
 
 DEFAULT_MIN_SUCCESS_RATE = 0.95  # the review-paradigm study reached 94.4%
 
 
-def success_rates(attempts_path: Path) -> dict[str, dict[str, float | int]]:
+def success_rates(store: TableStore) -> dict[str, dict[str, float | int]]:
     """Per input kind (``latex``, ``pdf``, ``all``): attempts, successes and their rate."""
-    if not attempts_path.exists():
+    attempts = store.read_optional(DOCUMENT_ATTEMPTS, ["kind", "status"])
+    if attempts is None:
         return {}
-    attempts = pl.read_parquet(attempts_path, columns=["kind", "status"])
     ok = pl.col("status").is_in(list(SUCCESS))
     by_kind = attempts.group_by("kind").agg(pl.len().alias("attempts"), ok.sum().alias("ok"))
     rates: dict[str, dict[str, float | int]] = {}
@@ -30,13 +30,13 @@ def success_rates(attempts_path: Path) -> dict[str, dict[str, float | int]]:
     return rates
 
 
-def success_floor(attempts_path: Path, floor: float = DEFAULT_MIN_SUCCESS_RATE) -> Outcome:
+def success_floor(store: TableStore, floor: float = DEFAULT_MIN_SUCCESS_RATE) -> Outcome:
     """Passes when every input kind converts at least ``floor`` of its inputs."""
-    rates = success_rates(attempts_path)
+    rates = success_rates(store)
     low = {kind: r["rate"] for kind, r in rates.items() if kind != "all" and r["rate"] < floor}
     statuses: dict[str, int] = {}
-    if attempts_path.exists():
-        frame = pl.read_parquet(attempts_path, columns=["kind", "status"])
+    frame = store.read_optional(DOCUMENT_ATTEMPTS, ["kind", "status"])
+    if frame is not None:
         statuses = {f"{k}:{s}": n for k, s, n in
                     frame.group_by("kind", "status").len().sort("kind", "status").iter_rows()}
     description = (f"below the floor of {floor:.0%}: " + ", ".join(
@@ -47,11 +47,11 @@ def success_floor(attempts_path: Path, floor: float = DEFAULT_MIN_SUCCESS_RATE) 
                                           "by_kind_and_status": statuses})
 
 
-def ok_rows_have_text(documents_path: Path) -> Outcome:
+def ok_rows_have_text(store: TableStore) -> Outcome:
     """No row claims success without text."""
-    if not documents_path.exists():
+    frame = store.scan_optional(DOCUMENTS)
+    if frame is None:
         return Outcome(True, "no documents table yet")
-    frame = pl.scan_parquet(documents_path)
     bad = (frame.filter(pl.col("status").is_in(list(SUCCESS))
                         & (pl.col("text").is_null() | (pl.col("text").str.strip_chars() == "")))
            .select("arxiv_id", "sha256").collect())
@@ -59,10 +59,11 @@ def ok_rows_have_text(documents_path: Path) -> Outcome:
                    {"examples": bad.head(10).to_dicts()})
 
 
-def one_row_per_paper(documents_path: Path) -> Outcome:
-    if not documents_path.exists():
+def one_row_per_paper(store: TableStore) -> Outcome:
+    frame = store.scan_optional(DOCUMENTS)
+    if frame is None:
         return Outcome(True, "no documents table yet")
-    dupes = (pl.scan_parquet(documents_path).filter(pl.col("arxiv_id").is_not_null())
+    dupes = (frame.filter(pl.col("arxiv_id").is_not_null())
              .group_by("arxiv_id").len().filter(pl.col("len") > 1).collect())
     return Outcome(dupes.height == 0, f"{dupes.height} arXiv id(s) with more than one row",
                    {"examples": dupes.head(10).to_dicts()})

@@ -19,6 +19,7 @@ import polars as pl
 from ..ideas.backends import Backend
 from ..ideas.settings import IdeasSettings
 from ..paths import VaultPaths
+from ..records.idea import IDEA_FIELDS
 from ..schemas import (
     EVAL_CARDS,
     EVAL_EXCLUDED,
@@ -31,13 +32,12 @@ from ..schemas import (
     EVAL_REVIEW_STRATIFIED,
     TableSchema,
 )
-from ..storage import atomic_write_bytes, read_table, write_table
+from ..storage import atomic_write_bytes
 from . import metrics as m
 from .candidates import IDEA_SETS, labelled_submissions
 from .cards import render_card, shortfall_dicts
 from .extraction import ExtractionReport, extract_ideas
 from .groupwise import GROUPWISE, groupwise_set
-from .idea_record import IDEA_FIELDS
 from .inputs import excluded_frame, read_inputs
 from .pairwise import PAIRWISE, pairwise_set
 from .pointwise import POINTWISE, pointwise_set
@@ -77,7 +77,7 @@ def cards_dir(paths: VaultPaths):
 
 
 def _idea_column(paths: VaultPaths) -> pl.DataFrame:
-    ideas = read_table(paths.table(EVAL_IDEAS.name), EVAL_IDEAS)
+    ideas = paths.store.read(EVAL_IDEAS)
     return ideas.select("forum_id", idea=pl.struct(*IDEA_FIELDS))
 
 
@@ -112,7 +112,8 @@ def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
     report.extraction = extract_ideas(
         paths, candidates.frame.select("forum_id", "venue_id", "title", "abstract",
                                        "arxiv_id"),
-        inputs.documents, IdeasSettings.resolve(settings.ideas), settings.prompt, backend, log)
+        inputs.documents, IdeasSettings.resolve(settings.ideas, home=paths.home),
+        settings.prompt, backend, log)
     clock.lap("ideas")
     ideas = _idea_column(paths)
     pool = candidates.frame.join(ideas, on="forum_id", how="inner", maintain_order="left")
@@ -143,12 +144,10 @@ def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
               ANCHORS: review.anchors}
     for name, frame in frames.items():
         frames[name] = _conformed(frame, TABLES[name])
-        report.rows[name] = write_table(paths.table(TABLES[name].name), frames[name],
-                                        TABLES[name])
+        report.rows[name] = paths.store.write(TABLES[name], frames[name])
     all_excluded = pl.concat(excluded).sort("set_name", "venue_id", "forum_id", "note_id",
                                             nulls_last=True)
-    report.excluded = write_table(paths.table(EVAL_EXCLUDED.name), all_excluded,
-                                  EVAL_EXCLUDED)
+    report.excluded = paths.store.write(EVAL_EXCLUDED, all_excluded)
     clock.lap("write")
     reviews = inputs.reviews
     population_basis = eligible(review.population, settings)
@@ -194,4 +193,4 @@ def write_cards(paths: VaultPaths, settings: EvalSetsSettings,
                         "metrics": json.dumps(metrics[name], sort_keys=True, default=str),
                         "card": card, "settings": json.dumps(config, sort_keys=True),
                         "settings_fingerprint": settings.fingerprint(), "built_at": built})
-    write_table(paths.table(EVAL_CARDS.name), pl.DataFrame(records), EVAL_CARDS)
+    paths.store.write(EVAL_CARDS, pl.DataFrame(records))

@@ -8,7 +8,6 @@ import polars as pl
 
 from ..ids import id_expr
 from ..paths import VaultPaths
-from ..splits.inputs import read_optional
 
 # The evaluation sets (the review population is where the stratified set is drawn from).
 EVALUATION_TABLES = ("eval_pointwise", "eval_pairwise", "eval_groupwise",
@@ -18,14 +17,14 @@ EVALUATION_TABLES = ("eval_pointwise", "eval_pairwise", "eval_groupwise",
 def evaluation_papers(paths: VaultPaths) -> set[str]:
     """arXiv ids of every paper an evaluation set uses: by its own arXiv id, or by its
     OpenReview forum matched to an arXiv id in `submissions`."""
-    submissions = read_optional(paths, "submissions")
+    submissions = paths.store.read_optional("submissions")
     by_forum: dict[str, str] = {}
     if submissions is not None and {"forum_id", "arxiv_id"} <= set(submissions.columns):
         pairs = submissions.select("forum_id", id_expr("arxiv_id").alias("arxiv_id"))
         by_forum = dict(pairs.drop_nulls().iter_rows())
     ids: set[str] = set()
     for name in EVALUATION_TABLES:
-        frame = read_optional(paths, name)
+        frame = paths.store.read_optional(name)
         if frame is None:
             continue
         if "arxiv_id" in frame.columns:

@@ -39,12 +39,12 @@ from ..ideas.settings import IdeasSettings
 from ..integrity.gate import NEVER, FieldPolicy, Gate, gate_key, paper_gate
 from ..integrity.llm_judge import judge_for
 from ..paths import VaultPaths
-from ..schemas import EVAL_IDEA_FAILURES, EVAL_IDEAS
-from .idea_record import (
+from ..records.idea import (
     PLANNING_FIELDS,
     SCHEMA_VERSION,
     IdeaRecord,
 )
+from ..schemas import EVAL_IDEA_FAILURES, EVAL_IDEAS
 
 NO_ARXIV_NOTE = "no arXiv match for this submission, so no full text: title and abstract only"
 

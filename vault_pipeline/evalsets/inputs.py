@@ -18,7 +18,6 @@ from ..paths import VaultPaths
 from ..reviews import title_key
 from ..reviews_parse import RATING_ALIASES
 from ..schemas import CITATION_COUNTS, DOCUMENTS, REVIEWS, SUBMISSIONS
-from ..storage import read_table
 
 RATINGS_SCOPE = "ratings"  # `set_name` of exclusions that concern every set
 _RATING_SECTION = re.compile(
@@ -81,13 +80,13 @@ def usable_documents(documents: pl.DataFrame | None) -> pl.DataFrame | None:
 
 
 def read_inputs(paths: VaultPaths, scale: tuple[float, float]) -> Inputs:
-    submissions = read_table(paths.table(SUBMISSIONS.name), SUBMISSIONS)
-    reviews, excluded = check_ratings(read_table(paths.table(REVIEWS.name), REVIEWS), scale)
-    documents_file = paths.table(DOCUMENTS.name)
-    documents = (pl.read_parquet(documents_file).filter(pl.col("arxiv_id").is_not_null())
-                 if documents_file.exists() else None)
-    counts_file = paths.table(CITATION_COUNTS.name)
-    counts = pl.read_parquet(counts_file) if counts_file.exists() else None
+    store = paths.store
+    submissions = store.read(SUBMISSIONS)
+    reviews, excluded = check_ratings(store.read(REVIEWS), scale)
+    documents = store.read_optional(DOCUMENTS)
+    if documents is not None:
+        documents = documents.filter(pl.col("arxiv_id").is_not_null())
+    counts = store.read_optional(CITATION_COUNTS)
     return Inputs(submissions, reviews, excluded, documents, counts)
 
 

@@ -1,25 +1,25 @@
-"""What a user checks on the evaluation sets, as plain functions over the Parquet files:
+"""What a user checks on the evaluation sets, as plain functions over the table store:
 the asset checks call them, and so can anyone in a notebook."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 
 from ..checks import Outcome
-from ..ideas.quality import leak_outcome, read_if_exists
+from ..ideas.quality import leak_outcome
 from ..integrity.gate import Gate
+from ..records.idea import IDEA_FIELDS
+from ..schemas import EVAL_GROUPWISE, EVAL_IDEAS, EVAL_PAIRWISE, EVAL_REVIEW_STRATIFIED
+from ..tables import TableStore
 from .extraction import IDEA_POLICY
-from .idea_record import IDEA_FIELDS
 from .labels import RANK
 from .settings import PAIR_TYPES
 
 
-def ideas_without_results(ideas: Path) -> Outcome:
+def ideas_without_results(store: TableStore) -> Outcome:
     """No part of any idea states a measured result (the gate run again: rules, offline
     judge, instructions)."""
-    frame = read_if_exists(ideas)
+    frame = store.read_optional(EVAL_IDEAS)
     if frame is None:
         return Outcome(True, "no eval_ideas table yet", {"leaks": 0})
     gate = Gate(IDEA_POLICY)
@@ -28,10 +28,10 @@ def ideas_without_results(ideas: Path) -> Outcome:
     return leak_outcome(hits, frame.height, "ideas")
 
 
-def pairs_valid(pairs: Path) -> Outcome:
+def pairs_valid(store: TableStore) -> Outcome:
     """Each pair: its type's two labels, the better one the higher label, both sides
     different submissions, nobody twice within a type and venue, one similarity method."""
-    frame = read_if_exists(pairs)
+    frame = store.read_optional(EVAL_PAIRWISE)
     if frame is None:
         return Outcome(True, "no eval_pairwise table yet", {})
     bad = []
@@ -53,10 +53,10 @@ def pairs_valid(pairs: Path) -> Outcome:
                    {"inconsistent": bad[:10], "repeated": repeats, "methods": methods})
 
 
-def groups_valid(groups: Path, min_labels: int = 2) -> Outcome:
+def groups_valid(store: TableStore, min_labels: int = 2) -> Outcome:
     """Each group: one venue, one member per label, at least ``min_labels`` labels, ranked by
     label, the best ranked first, positions a permutation, one query."""
-    frame = read_if_exists(groups)
+    frame = store.read_optional(EVAL_GROUPWISE)
     if frame is None or frame.is_empty():
         return Outcome(True, "no groups", {"groups": 0})
     bad = []
@@ -78,10 +78,10 @@ def groups_valid(groups: Path, min_labels: int = 2) -> Outcome:
                    {"groups": groups, "inconsistent": bad[:10]})
 
 
-def strata_within_quota(stratified: Path, per_bin: int, dense_bins: tuple[int, ...]
+def strata_within_quota(store: TableStore, per_bin: int, dense_bins: tuple[int, ...]
                         ) -> Outcome:
     """No dense score bin holds more than its quota (the sample never pads or repeats)."""
-    frame = read_if_exists(stratified)
+    frame = store.read_optional(EVAL_REVIEW_STRATIFIED)
     if frame is None:
         return Outcome(True, "no eval_review_stratified table yet", {})
     by_bin = dict(frame.group_by("score_bin").len().iter_rows())

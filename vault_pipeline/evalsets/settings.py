@@ -13,10 +13,14 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from .. import config
 from ..errors import VaultError
+
+STAGE = "evalsets"
 
 LABELS = ("Reject", "Poster", "Spotlight", "Oral")
 OFF_TRACK = ("Withdrawn", "Desk rejected")  # decisions that are not a verdict on the idea
@@ -94,16 +98,13 @@ class EvalSetsSettings:
             raise VaultError("evaluation-set settings: " + "; ".join(problems))
 
     @classmethod
-    def resolve(cls, overrides: Mapping[str, Any] | None = None) -> EvalSetsSettings:
-        """Defaults with the given (non-null) values replaced; unknown names are an error."""
-        values = {k: v for k, v in (overrides or {}).items() if v is not None}
-        unknown = set(values) - {f.name for f in fields(cls)}
-        if unknown:
-            raise VaultError(f"unknown evaluation-set settings: {sorted(unknown)}")
-        for name in ("idea_venues", "dense_bins", "rating_scale"):
-            if name in values:
-                values[name] = tuple(values[name])
-        return cls(**values)
+    def resolve(cls, overrides: Mapping[str, Any] | None = None, home: Path | None = None,
+                environ: Mapping[str, str] | None = None) -> EvalSetsSettings:
+        """The given (non-null) values over the lower layers of :mod:`vault_pipeline.config`
+        (`[evalsets]` in `vault.toml`, `VAULT_EVALSETS_<FIELD>`); unknown names are an
+        error."""
+        return config.resolve(cls, STAGE, home=home, run_config=overrides, environ=environ,
+                              label="evaluation-set")
 
     def replace(self, **changes: Any) -> EvalSetsSettings:
         return dataclasses.replace(self, **changes)

@@ -19,15 +19,15 @@ import polars as pl
 from ..integrity.gate import PLAIN_TEXT, Gate, gate_key, mask_plain, paper_gate
 from ..integrity.llm_judge import judge_for
 from ..paths import VaultPaths
+from ..records.masked import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
 from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
-from ..storage import read_table, write_table
+from ..stages import Counts, Stage
 from .backends import Backend, make_backend
 from .backends.base import Request
 from .decompose import BatchOutcome, findings_rows, now, run_batch
 from .incremental import BatchRows, StageTables, rows_frame, run_incremental
 from .inputs import PaperInput, input_hash, load_inputs
 from .prompting import Prompt, load_prompt
-from .record import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
 from .settings import IdeasSettings
 from .views import VIEWS_VERSION, build_all
 
@@ -66,9 +66,8 @@ class IdeasReport:
 
 def read_inputs(paths: VaultPaths, only: Sequence[str] | None = None) -> list[PaperInput]:
     """Every paper's input (``only``: just those ids, e.g. the targets)."""
-    papers = read_table(paths.table(PAPERS.name), PAPERS)
-    documents_file = paths.table(DOCUMENTS.name)
-    documents = pl.read_parquet(documents_file) if documents_file.exists() else None
+    papers = paths.store.read(PAPERS)
+    documents = paths.store.read_optional(DOCUMENTS)
     if documents is not None:
         documents = documents.filter(pl.col("arxiv_id").is_not_null())
     if only is not None:
@@ -211,12 +210,12 @@ def views_rows(records: pl.DataFrame, gate: Gate | None = None) -> list[dict[str
 
 
 def build_views(paths: VaultPaths) -> ViewsReport:
-    records = read_table(paths.table(MASKED_RECORDS.name), MASKED_RECORDS)
+    records = paths.store.read(MASKED_RECORDS)
     rows = views_rows(records)
     kept = [r for r in rows if r["text"]]
     frame = rows_frame(kept, VIEWS)
     report = ViewsReport(records=records.height, empty_views=len(rows) - len(kept))
-    report.views = write_table(paths.table(VIEWS.name), frame, VIEWS)
+    report.views = paths.store.write(VIEWS, frame)
     report.masked_findings = sum(len(r["masked_findings"]) for r in rows)
     report.method_removed = sum(1 for r in rows for f in r["masked_findings"]
                                 if f["layer"] == "method")
@@ -224,3 +223,12 @@ def build_views(paths: VaultPaths) -> ViewsReport:
         report.by_view_chars = {name: int(chars) for name, chars in frame.group_by(
             "view").agg(pl.col("n_chars").mean()).iter_rows()}
     return report
+
+
+VIEWS_STAGE = Stage(
+    "views", "ideas", inputs=("masked_records",), outputs=(VIEWS,), run=build_views,
+    describe=lambda r: f"views: {r.views} views of {r.records} records",
+    figures=lambda r: {VIEWS.name: {
+        "dagster/row_count": r.views, "records": r.records,
+        "leaks_masked": r.masked_findings, "method_sentences_removed": r.method_removed,
+        "empty_views": r.empty_views, "mean_chars_by_view": Counts("view", r.by_view_chars)}})

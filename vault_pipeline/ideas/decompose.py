@@ -13,10 +13,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..integrity.gate import Flagged, Gate, paper_gate
+from ..records.masked import MaskedRecord
 from .backends.base import Answer, Backend, Request
 from .leaks import Finding
 from .prompting import Prompt
-from .record import MaskedRecord
 from .validate import Verdict, describe_leaks, judge, mask_record
 
 # The gate of one request (its paper's results context, the offline judge).

@@ -15,13 +15,14 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..ids import NEW_STYLE, OLD_STYLE
 from ..integrity import classifier
 from ..integrity.method import method_leaks
+from ..records.masked import THESIS_MAX_WORDS, MaskedRecord
 from . import cues
 from .injection import looks_like_instruction
 from .inputs import PaperInput
 from .leaks import COUNT_WORDS, NUM, PARAM_WORDS, check_sentence, residual_number, sentences
-from .record import THESIS_MAX_WORDS, MaskedRecord
 from .sections import of_kind, split_sections
 
 VERSION = "extractive/2"
@@ -290,8 +291,7 @@ def _limitations(doc: _Doc) -> list[str]:
     return found[:5]
 
 
-_ARXIV = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})",
-                    re.IGNORECASE)
+_ARXIV = re.compile(rf"arXiv:\s*({NEW_STYLE}|{OLD_STYLE})", re.IGNORECASE)
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s,;]+[^\s,;.])")
 _ENTRY_START = re.compile(r"^\s*(?:\[(\w+)\]|(\d+)\.|[-*])\s+")
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import polars as pl
 import pyarrow as pa
 
+from ..journal import Journal
 from ..paths import VaultPaths
 from ..schemas import TableSchema
-from ..storage import read_table, write_table
 from .backends.base import Request
 
 # Records and failures rows of one batch, each a dict of its table's columns.
@@ -49,29 +49,10 @@ def rows_frame(rows: list[dict], schema: TableSchema) -> pl.DataFrame:
     return pl.from_arrow(pa.Table.from_pylist(rows, schema=schema.arrow))  # type: ignore
 
 
-class _Checkpoints:
-    """Finished batches of the running stage, so a crash loses at most one batch."""
-
-    def __init__(self, paths: VaultPaths, tables: StageTables) -> None:
-        self.folder = paths.scratch / tables.scratch
-        self.schemas = {"records": tables.records, "failures": tables.failures}
-
-    def load(self, kind: str) -> list[pl.DataFrame]:
-        return [pl.read_parquet(f) for f in sorted(self.folder.glob(f"*.{kind}.parquet"))]
-
-    def save(self, batch_key: str, frames: dict[str, pl.DataFrame]) -> None:
-        for kind, frame in frames.items():
-            write_table(self.folder / f"{batch_key}.{kind}.parquet", frame, self.schemas[kind])
-
-    def clear(self) -> None:
-        for file in self.folder.glob("*.parquet"):
-            file.unlink(missing_ok=True)
-
-
 def _previous(paths: VaultPaths, schema: TableSchema, saved: list[pl.DataFrame]
               ) -> pl.DataFrame:
     """The table with the checkpoints of an interrupted run, one row per input hash."""
-    frames = [read_table(paths.table(schema.name), schema), *saved]
+    frames = [paths.store.read(schema), *saved]
     frame = pl.concat([f.select(schema.names) for f in frames], how="vertical_relaxed")
     return frame.unique("input_hash", keep="last", maintain_order=True)
 
@@ -98,7 +79,8 @@ def run_incremental(paths: VaultPaths, tables: StageTables, requests: Sequence[R
     per requested key, of its current input hash. ``label``, ``unit`` and ``action`` word
     the log lines, e.g. "ideas: 40 papers, 38 unchanged, 2 to decompose with ..."."""
     counts = IncrementalCounts()
-    checkpoints = _Checkpoints(paths, tables)
+    checkpoints = Journal(paths.scratch / tables.scratch,
+                          {"records": tables.records, "failures": tables.failures})
     old_records = _previous(paths, tables.records, checkpoints.load("records"))
     old_failures = _previous(paths, tables.failures, checkpoints.load("failures"))
     skip = set(old_records.get_column("input_hash").to_list())
@@ -115,7 +97,7 @@ def run_incremental(paths: VaultPaths, tables: StageTables, requests: Sequence[R
         records, failures = decompose(batch)
         frames = {"records": rows_frame(records, tables.records),
                   "failures": rows_frame(failures, tables.failures)}
-        checkpoints.save(batch[0].custom_id[:16], frames)
+        checkpoints.save(frames, batch[0].custom_id[:16])
         new_records.append(frames["records"])
         new_failures.append(frames["failures"])
         counts.processed += len(batch)
@@ -131,9 +113,7 @@ def run_incremental(paths: VaultPaths, tables: StageTables, requests: Sequence[R
                              .unique("input_hash", keep="last", maintain_order=True),
                              tables, current, requested).filter(
         ~pl.col(tables.key).is_in(all_records.get_column(tables.key).to_list()))
-    counts.records = write_table(paths.table(tables.records.name),
-                                 all_records.sort(tables.key), tables.records)
-    counts.quarantined = write_table(paths.table(tables.failures.name),
-                                     all_failures.sort(tables.key), tables.failures)
+    counts.records = paths.store.write(tables.records, all_records.sort(tables.key))
+    counts.quarantined = paths.store.write(tables.failures, all_failures.sort(tables.key))
     checkpoints.clear()
     return counts

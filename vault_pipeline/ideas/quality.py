@@ -1,9 +1,7 @@
-"""What a user checks on the ideas tables, as plain functions over the Parquet files: the
+"""What a user checks on the ideas tables, as plain functions over the table store: the
 asset checks call them, and so can anyone in a notebook."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import polars as pl
 from pydantic import ValidationError
@@ -12,15 +10,13 @@ from ..checks import Outcome
 from ..integrity.gate import PLAIN_TEXT, Gate, text_findings
 from ..integrity.method import method_leaks, method_terms
 from ..integrity.placeholders import is_placeholder
+from ..records.masked import RECORD_FIELDS, MaskedRecord
+from ..schemas import LLM_FAILURES, MASKED_RECORDS, VIEWS
+from ..tables import TableStore
 from .leaks import Finding
-from .record import RECORD_FIELDS, MaskedRecord
 from .views import PROBLEM_VIEWS, VIEW_NAMES
 
 PROVENANCE = ("backend", "model", "prompt_version", "input_hash", "input_source")
-
-
-def read_if_exists(table: Path) -> pl.DataFrame | None:
-    return pl.read_parquet(table) if table.exists() else None
 
 
 def leak_outcome(hits: list[tuple[str, str, Finding]], rows: int, what: str) -> Outcome:
@@ -31,11 +27,11 @@ def leak_outcome(hits: list[tuple[str, str, Finding]], rows: int, what: str) -> 
                    {"leaks": len(hits), what: rows, "examples": examples})
 
 
-def record_leak_findings(records: Path) -> Outcome:
+def record_leak_findings(store: TableStore) -> Outcome:
     """No field of any final record states a measured result, names its method in a problem
     field or addresses a model (the gate's deterministic layers run again: rules, method,
     instructions; the same whatever backend made the record)."""
-    frame = read_if_exists(records)
+    frame = store.read_optional(MASKED_RECORDS)
     if frame is None:
         return Outcome(True, "no masked_records table yet", {"leaks": 0})
     hits = []
@@ -46,8 +42,8 @@ def record_leak_findings(records: Path) -> Outcome:
     return leak_outcome(hits, frame.height, "records")
 
 
-def view_leak_findings(views: Path) -> Outcome:
-    frame = read_if_exists(views)
+def view_leak_findings(store: TableStore) -> Outcome:
+    frame = store.read_optional(VIEWS)
     if frame is None:
         return Outcome(True, "no views table yet", {"leaks": 0})
     gate = Gate(PLAIN_TEXT)
@@ -56,9 +52,9 @@ def view_leak_findings(views: Path) -> Outcome:
     return leak_outcome(hits, frame.height, "views")
 
 
-def records_valid(records: Path) -> Outcome:
+def records_valid(store: TableStore) -> Outcome:
     """Every row is a valid record with its provenance, one per paper."""
-    frame = read_if_exists(records)
+    frame = store.read_optional(MASKED_RECORDS)
     if frame is None:
         return Outcome(True, "no masked_records table yet")
     invalid = []
@@ -76,10 +72,10 @@ def records_valid(records: Path) -> Outcome:
                     "duplicated_ids": dupes, "examples": invalid[:10]})
 
 
-def views_complete(records: Path, views: Path) -> Outcome:
+def views_complete(store: TableStore) -> Outcome:
     """Each record has its five views, each with substantive content; a view the record had
     nothing for is absent and counted here (such a paper is never a target)."""
-    recs, vws = read_if_exists(records), read_if_exists(views)
+    recs, vws = store.read_optional(MASKED_RECORDS), store.read_optional(VIEWS)
     if recs is None or vws is None:
         return Outcome(recs is None, "views missing" if recs is not None else "no records yet")
     expected = recs.select("arxiv_id", "input_hash").join(
@@ -102,10 +98,10 @@ def views_complete(records: Path, views: Path) -> Outcome:
                     "missing_by_view": by_view, "examples": examples})
 
 
-def problem_views_method_free(records: Path, views: Path) -> Outcome:
+def problem_views_method_free(store: TableStore) -> Outcome:
     """No problem view (`problem_setting`, `challenge`) states the solution or names the
     paper's method (the method audit run again on the final table)."""
-    recs, vws = read_if_exists(records), read_if_exists(views)
+    recs, vws = store.read_optional(MASKED_RECORDS), store.read_optional(VIEWS)
     if recs is None or vws is None:
         return Outcome(True, "no views yet", {"method_leaks": 0})
     terms = {row["arxiv_id"]: method_terms(row) for row in
@@ -125,9 +121,9 @@ def problem_views_method_free(records: Path, views: Path) -> Outcome:
                     "examples": examples})
 
 
-def quarantine_rate(records: Path, failures: Path, limit: float) -> Outcome:
+def quarantine_rate(store: TableStore, limit: float) -> Outcome:
     """Share of papers quarantined in `llm_failures`; warned above ``limit``."""
-    recs, fails = read_if_exists(records), read_if_exists(failures)
+    recs, fails = store.read_optional(MASKED_RECORDS), store.read_optional(LLM_FAILURES)
     n_records = recs.height if recs is not None else 0
     n_failed = fails.height if fails is not None else 0
     total = n_records + n_failed

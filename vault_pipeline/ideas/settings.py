@@ -1,18 +1,20 @@
-"""Settings of the ideas stage. The backend is one value (`backend`), settable in the
-Dagster run config or, when the config leaves it unset, by `VAULT_IDEAS_BACKEND`; every
-other field has a `VAULT_IDEAS_<FIELD>` variable the same way. The API key is read from the
-environment variable named by `api_key_env`, never from config or files."""
+"""Settings of the ideas stage, resolved like every stage's (:mod:`vault_pipeline.config`):
+defaults, `[ideas]` in `vault.toml`, `VAULT_IDEAS_<FIELD>`, the run config. The backend is one
+value (`backend`). The API key is read from the environment variable named by `api_key_env`,
+never from config or files."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-ENV_PREFIX = "VAULT_IDEAS_"
+from .. import config
+
+STAGE = "ideas"
 
 
 @dataclass(frozen=True)
@@ -45,20 +47,10 @@ class IdeasSettings:
 
     @classmethod
     def resolve(cls, overrides: Mapping[str, Any] | None = None,
-                environ: Mapping[str, str] | None = None) -> IdeasSettings:
-        """Config value if set, else ``VAULT_IDEAS_<FIELD>``, else the default."""
-        environ = os.environ if environ is None else environ
-        overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            if f.name in overrides:
-                values[f.name] = overrides[f.name]
-            elif ENV_PREFIX + f.name.upper() in environ:
-                values[f.name] = _parse(f, environ[ENV_PREFIX + f.name.upper()])
-        unknown = set(overrides) - {f.name for f in fields(cls)}
-        if unknown:
-            raise ValueError(f"unknown ideas settings: {sorted(unknown)}")
-        return cls(**values)
+                environ: Mapping[str, str] | None = None,
+                home: Path | None = None) -> IdeasSettings:
+        """Run config value if set, else the lower layers (see the module docstring)."""
+        return config.resolve(cls, STAGE, home=home, run_config=overrides, environ=environ)
 
     def generation_key(self) -> str:
         """What changes an LLM's answer besides model and prompt: part of the input hash."""
@@ -70,19 +62,3 @@ class IdeasSettings:
 
     def replace(self, **changes: Any) -> IdeasSettings:
         return dataclasses.replace(self, **changes)
-
-
-def _parse(f: dataclasses.Field, raw: str) -> Any:
-    kind = str(f.type)
-    try:
-        if "dict" in kind:
-            return json.loads(raw)
-        if kind.startswith("bool"):
-            return raw.strip().lower() in {"1", "true", "yes", "on"}
-        if kind.startswith("int"):
-            return int(raw)
-        if kind.startswith("float"):
-            return float(raw)
-    except ValueError as exc:
-        raise ValueError(f"{ENV_PREFIX}{f.name.upper()}={raw!r}: {exc}") from None
-    return raw

@@ -14,9 +14,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..integrity.gate import Flagged, Gate
+from ..records.masked import MaskedRecord
 from .backends.base import Answer
 from .leaks import Finding
-from .record import MaskedRecord
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 

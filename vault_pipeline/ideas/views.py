@@ -15,7 +15,7 @@ from typing import Any
 
 from ..ideas.leaks import Finding
 from ..integrity.method import method_terms, strip_method
-from .record import MaskedRecord
+from ..records.masked import MaskedRecord
 
 VIEWS_VERSION = "views/2"
 VIEW_NAMES: tuple[str, ...] = ("problem_setting", "challenge", "research_gap", "intuition",

@@ -32,7 +32,7 @@ from ..evalsets.contamination import evaluation_papers
 from ..paths import VaultPaths
 from ..schemas import SPLITS, VIEWS_INDEX
 from ..splits.build import VAULT
-from ..splits.inputs import CleanViews, clean_views, read_required
+from ..splits.inputs import CleanViews, clean_views
 from .embedders import Embedder
 
 if TYPE_CHECKING:
@@ -147,16 +147,16 @@ def vault_rows(paths: VaultPaths, exclude_evaluation: bool = True
     """Every row the index should hold: usable views of papers the splits put in the vault,
     and, as a second guard, published before the cutoff; without the papers an evaluation
     set uses, unless asked."""
-    splits = read_required(paths, SPLITS.name, ("arxiv_id", "split", "cutoff"))
+    splits = paths.store.read_required(SPLITS.name, ("arxiv_id", "split", "cutoff"))
     if splits.is_empty():
         raise VaultError("the splits table is empty: materialize splits first")
     cutoff = splits["cutoff"][0]
     vault_ids = splits.filter(pl.col("split") == VAULT).select("arxiv_id")
     used = sorted(evaluation_papers(paths)) if exclude_evaluation else []
     vault_ids = vault_ids.filter(~pl.col("arxiv_id").is_in(used))
-    papers = read_required(paths, "papers", ("arxiv_id", "published", "categories",
+    papers = paths.store.read_required("papers", ("arxiv_id", "published", "categories",
                                              "primary_category"))
-    views = clean_views(read_required(paths, "views", ("arxiv_id", "view", "text")))
+    views = clean_views(paths.store.read_required("views", ("arxiv_id", "view", "text")))
     rows = (views.views.select("arxiv_id", "view", "text")
             .join(vault_ids, on="arxiv_id", how="semi")
             .join(papers.select("arxiv_id", "published", "primary_category", "categories"),

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from datetime import date
 
+from ..ideas.views import VIEW_NAMES
 from ..paths import VaultPaths
-from ..splits.inputs import VIEW_NAMES
 from .search import SearchFilters, SearchHit, search_vault
 
 

@@ -15,7 +15,7 @@ from ..paths import VaultPaths
 from ..schemas import SPLITS
 from ..splits.assign import TARGET_SPLITS
 from ..splits.build import VAULT
-from ..splits.inputs import clean_views, read_required
+from ..splits.inputs import clean_views
 from .embedders import Embedder
 from .lance_index import open_index
 from .search import SearchFilters, search
@@ -35,9 +35,9 @@ def no_post_cutoff_rows(paths: VaultPaths, table=None) -> Outcome:
     the cutoff: its text cannot come from a version written after it."""
     table = table if table is not None else open_index(paths)
     index = _index_frame(table)
-    splits = read_required(paths, SPLITS.name, ("arxiv_id", "split", "cutoff"))
+    splits = paths.store.read_required(SPLITS.name, ("arxiv_id", "split", "cutoff"))
     cutoff = splits["cutoff"][0]
-    papers = read_required(paths, "papers", ("arxiv_id", "published", "updated"))
+    papers = paths.store.read_required("papers", ("arxiv_id", "published", "updated"))
     joined = index.join(papers.select("arxiv_id", pl.col("published").alias("true_published"),
                                       pl.col("updated").alias("true_updated")),
                         on="arxiv_id", how="left").join(
@@ -63,9 +63,9 @@ def no_target_reachable(paths: VaultPaths, embedder: Embedder, probes: int = 20,
     searching with the inputs of up to ``probes`` targets never returns the target."""
     table = table if table is not None else open_index(paths)
     index = _index_frame(table)
-    splits = read_required(paths, SPLITS.name, ("arxiv_id", "split"))
+    splits = paths.store.read_required(SPLITS.name, ("arxiv_id", "split"))
     targets = splits.filter(pl.col("split").is_in(TARGET_SPLITS))["arxiv_id"].to_list()
-    views = clean_views(read_required(paths, "views", ("arxiv_id", "view", "text"))).views
+    views = clean_views(paths.store.read_required("views", ("arxiv_id", "view", "text"))).views
     target_views = views.filter(pl.col("arxiv_id").is_in(targets))
     target_hashes = {hashlib.sha256(t.encode()).hexdigest(): a
                      for a, t in target_views.select("arxiv_id", "text").iter_rows()}

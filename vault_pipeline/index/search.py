@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass
 from datetime import date
 
 from ..errors import VaultError
+from ..ideas.views import VIEW_NAMES
 from ..paths import VaultPaths
-from ..splits.inputs import VIEW_NAMES
 from .embedders import EMBEDDED, Embedder, EmbedderSettings, load_embedder
 from .lance_index import DISTANCE, IndexSettings, index_metadata, open_index
 

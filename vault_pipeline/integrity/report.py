@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 
+from ..checks import Outcome
 from ..ideas import quality
 from ..ideas.leaks import RULESET_VERSION
 from ..paths import VaultPaths
@@ -50,15 +51,15 @@ def _quarantined(frame: pl.DataFrame | None) -> dict[str, Any]:
 
 def build_report(paths: VaultPaths, run_id: str | None = None) -> dict[str, Any]:
     """The integrity report of the vault's current tables."""
-    records_file, views_file = paths.table("masked_records"), paths.table("views")
-    records = quality.read_if_exists(records_file)
-    views = quality.read_if_exists(views_file)
-    ideas = quality.read_if_exists(paths.table("eval_ideas"))
+    store = paths.store
+    records = store.read_optional("masked_records")
+    views = store.read_optional("views")
+    ideas = store.read_optional("eval_ideas")
     judge = classifier.load()
-    complete = quality.views_complete(records_file, views_file)
-    method = quality.problem_views_method_free(records_file, views_file)
-    residual_records = quality.record_leak_findings(records_file)
-    residual_views = quality.view_leak_findings(views_file)
+    complete = quality.views_complete(store)
+    method = quality.problem_views_method_free(store)
+    residual_records = quality.record_leak_findings(store)
+    residual_views = quality.view_leak_findings(store)
     heldout = gate_figures("heldout")
     combined = next((s for s in heldout if s["layer"] == "combined"), None)
     records_masked = _findings_by(records)
@@ -77,7 +78,7 @@ def build_report(paths: VaultPaths, run_id: str | None = None) -> dict[str, Any]
                                   if records is not None else 0),
             "masked_by_layer": records_masked,
         },
-        "quarantined": _quarantined(quality.read_if_exists(paths.table("llm_failures"))),
+        "quarantined": _quarantined(store.read_optional("llm_failures")),
         "views": {
             "rows": views.height if views is not None else 0,
             "masked_by_layer": views_masked,
@@ -120,6 +121,17 @@ def write_report(paths: VaultPaths, report: dict[str, Any]) -> Path:
 def read_latest(paths: VaultPaths) -> dict[str, Any] | None:
     latest = paths.home / "integrity" / "latest.json"
     return json.loads(latest.read_text()) if latest.exists() else None
+
+
+def clean_outcome(report: dict[str, Any] | None) -> Outcome:
+    """The integrity check: a report exists and its re-check of the final records and views
+    found no flagged sentence and no method leak in a problem view."""
+    report = report or {}
+    residual = report.get("residual", {})
+    remaining = report.get("method_leaks", {}).get("remaining", 0)
+    bad = residual.get("record_leaks", 0) + residual.get("view_leaks", 0) + remaining
+    return Outcome(bool(report) and bad == 0, f"{bad} flagged sentence(s) remain",
+                   {"residual": residual, "method_leaks": remaining})
 
 
 def card_lines(report: dict[str, Any] | None) -> str:

@@ -19,7 +19,7 @@ import polars as pl
 from ..errors import RawFormatError, VaultError
 from ..paths import VaultPaths
 from ..schemas import IMPORT_REJECTS, RAW_FILES
-from ..storage import append_table, atomic_write_bytes
+from ..storage import atomic_write_bytes
 from .detect import detect
 
 SIDECAR = ".meta.json"
@@ -181,7 +181,6 @@ class RawZone:
     def _log_rejects(self, rejected: list[tuple[str, str]]) -> None:
         if not rejected:
             return
-        target = self.paths.table(IMPORT_REJECTS.name)
         now = datetime.now(UTC)
         new = pl.DataFrame(
             {
@@ -192,7 +191,7 @@ class RawZone:
             },
             schema=IMPORT_REJECTS.polars,
         )
-        append_table(target, new, IMPORT_REJECTS)
+        self.paths.store.append(IMPORT_REJECTS, new)
 
     @staticmethod
     def _read_sidecar(sidecar: Path) -> RawFile:
@@ -274,6 +273,13 @@ class RawZone:
         """Changes whenever a file enters the zone (what the raw-zone sensor watches)."""
         shas = sorted(p.name for p in self.root.glob(f"*/*/*{SIDECAR}"))
         return hashlib.sha256("\n".join(shas).encode()).hexdigest()
+
+
+def build_raw_files(paths: VaultPaths) -> pl.DataFrame:
+    """Write the `raw_files` table (the zone's manifest) and return it."""
+    manifest = RawZone(paths).manifest()
+    paths.store.write(RAW_FILES, manifest)
+    return manifest
 
 
 def damage_message(problems: list[RawProblem]) -> str:

@@ -1,4 +1,6 @@
-"""Harvest configuration: built-in defaults, then a TOML file, then environment variables.
+"""Harvest configuration: built-in defaults, then a TOML file (`harvest.toml`, else the
+`[harvest]` table of the data root's `vault.toml`), then environment variables, parsed as in
+:mod:`vault_pipeline.config`. The cutoff is not here: the harvests read the split's.
 
 Every service's base URL can be changed (a mirror, or a local replay server in tests), and so
 can the request spacing. Secrets (OpenReview credentials, the Semantic Scholar key) come from
@@ -15,6 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from ..config import CONFIG_FILE, coerce, read_file, settings_fields
 from ..errors import VaultError
 from ..paths import VaultPaths
 
@@ -98,7 +101,6 @@ class S2Settings:
     api_url: str = "https://api.semanticscholar.org/graph/v1"
     interval_s: float = 1.0
     batch_size: int = 500
-    cutoff: date = date(2026, 1, 1)
     refresh_days: int = 30
 
 
@@ -145,31 +147,9 @@ def secret(name: str) -> str | None:
     return os.environ.get(SECRET_ENV[name]) or None
 
 
-def _coerce(value: Any, kind: str, where: str) -> Any:
-    """Turn a TOML or environment value into the field's declared type."""
-    try:
-        if value in ("", None) and "None" in kind:
-            return None
-        if kind.startswith("bool"):
-            return bool(value)
-        if kind.startswith("float"):
-            return float(value)
-        if kind.startswith("int"):
-            return int(value)
-        if kind.startswith("date"):
-            return value if isinstance(value, date) else date.fromisoformat(str(value))
-    except (TypeError, ValueError) as exc:
-        raise VaultError(f"{where}: {exc}") from None
-    if kind.startswith("tuple"):
-        if not isinstance(value, list | tuple):
-            raise VaultError(f"{where}: expected a list")
-        return tuple(value)
-    return str(value)
-
-
 def _merge(obj: Any, values: dict[str, Any], where: str) -> Any:
     """A copy of a settings dataclass with ``values`` applied; unknown keys are an error."""
-    fields = {f.name: f for f in dataclasses.fields(obj)}
+    fields = settings_fields(type(obj))
     changes = {}
     for key, value in values.items():
         if SECRET_KEY.search(key):
@@ -184,8 +164,10 @@ def _merge(obj: Any, values: dict[str, Any], where: str) -> Any:
                                  for v in value)
         elif dataclasses.is_dataclass(current):
             changes[key] = _merge(current, value, f"{where}.{key}")
+        elif value == "" and "None" in str(fields[key]):
+            changes[key] = None
         else:
-            changes[key] = _coerce(value, str(fields[key].type), f"{where}.{key}")
+            changes[key] = coerce(fields[key], value, key, where)
     return dataclasses.replace(obj, **changes)
 
 
@@ -202,17 +184,23 @@ def config_path(paths: VaultPaths | None, explicit: Path | None = None) -> Path 
     return None
 
 
+def _file_values(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise VaultError(f"harvest config {path}: {exc}") from None
+
+
 def load_config(paths: VaultPaths | None = None, explicit: Path | None = None) -> HarvestConfig:
     """Defaults, overridden by the config file, overridden by the environment."""
     config = HarvestConfig()
     path = config_path(paths, explicit)
     if path is not None:
-        try:
-            values = tomllib.loads(path.read_text())
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise VaultError(f"harvest config {path}: {exc}") from None
-        config = _merge(config, values, path.name)
+        config = _merge(config, _file_values(path), path.name)
         config = dataclasses.replace(config, source=str(path))
+    elif paths is not None and (shared := read_file(paths.home).get("harvest")):
+        config = _merge(config, shared, f"{CONFIG_FILE} [harvest]")
+        config = dataclasses.replace(config, source=str(paths.home / CONFIG_FILE))
     for env, (section, key) in ENV_OVERRIDES.items():
         if os.environ.get(env):
             values = {key: os.environ[env]}

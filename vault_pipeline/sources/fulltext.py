@@ -79,10 +79,9 @@ def stored_stems(ctx: HarvestContext) -> set[str]:
 
 def papers_in_scope(ctx: HarvestContext, scope: FulltextScope,
                     ids: list[str] | None = None) -> pl.DataFrame:
-    table = ctx.paths.table(PAPERS.name)
-    if not table.exists():
+    frame = ctx.paths.store.scan_optional(PAPERS)
+    if frame is None:
         return pl.DataFrame(schema={"arxiv_id": pl.String, "latest_version": pl.Int32})
-    frame = pl.scan_parquet(table)
     if ids:
         frame = frame.filter(pl.col("arxiv_id").is_in(ids))
     else:

@@ -16,6 +16,7 @@ from datetime import UTC, date, datetime, timedelta
 import polars as pl
 
 from ..schemas import CITATIONS, PAPERS
+from ..splits.settings import SplitSettings
 from . import arxiv_api
 from .context import HarvestContext
 from .http import HarvestError
@@ -95,12 +96,13 @@ def lookup(ctx: HarvestContext, ids: Iterable[str], references: bool = True,
 
 
 def post_cutoff_ids(ctx: HarvestContext, cutoff: date | None = None) -> list[str]:
-    """``ARXIV:`` ids of the vault's papers published on or after the cutoff."""
-    table = ctx.paths.table(PAPERS.name)
-    if not table.exists():
+    """``ARXIV:`` ids of the vault's papers published on or after the cutoff (the split's,
+    resolved for this vault: `vault.toml` [splits], `VAULT_SPLITS_CUTOFF`, the default)."""
+    table = ctx.paths.store.scan_optional(PAPERS)
+    if table is None:
         return []
-    cutoff = cutoff or ctx.config.s2.cutoff
-    ids = (pl.scan_parquet(table).filter(pl.col("published") >= cutoff)
+    cutoff = cutoff or SplitSettings.resolve(ctx.paths.home).cutoff
+    ids = (table.filter(pl.col("published") >= cutoff)
            .select("arxiv_id").sort("arxiv_id").collect().get_column("arxiv_id"))
     return [s2_id(i) for i in ids]
 
@@ -108,14 +110,14 @@ def post_cutoff_ids(ctx: HarvestContext, cutoff: date | None = None) -> list[str
 def missing_cited(ctx: HarvestContext) -> tuple[list[str], int]:
     """arXiv ids cited by the vault's papers but absent from it; and how many cited papers
     have no arXiv id (they cannot join an arXiv vault)."""
-    citations = ctx.paths.table(CITATIONS.name)
-    if not citations.exists():
+    store = ctx.paths.store
+    citations = store.scan_optional(CITATIONS)
+    if citations is None:
         return [], 0
-    cited = pl.scan_parquet(citations).select("cited_arxiv_id", "cited_s2_id").unique()
+    cited = citations.select("cited_arxiv_id", "cited_s2_id").unique()
     no_arxiv = cited.filter(pl.col("cited_arxiv_id").is_null()).select(pl.len()).collect().item()
-    known = (pl.scan_parquet(ctx.paths.table(PAPERS.name)).select("arxiv_id")
-             if ctx.paths.table(PAPERS.name).exists()
-             else pl.LazyFrame(schema={"arxiv_id": pl.String}))
+    known = (store.scan(PAPERS) if store.exists(PAPERS)
+             else store.read(PAPERS).lazy()).select("arxiv_id")
     missing = (cited.filter(pl.col("cited_arxiv_id").is_not_null())
                .join(known, left_on="cited_arxiv_id", right_on="arxiv_id", how="anti")
                .select("cited_arxiv_id").unique().sort("cited_arxiv_id").collect())

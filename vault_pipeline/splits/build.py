@@ -17,13 +17,13 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from ..ideas.views import VIEW_NAMES
 from ..paths import VaultPaths
-from ..schemas import SPLITS
-from ..storage import write_table
+from ..schemas import CITATIONS, DOCUMENTS, MASKED_RECORDS, PAPERS, SPLITS, VIEWS
 from . import assign
 from .classifiers import UNCLASSIFIED, ClassifierInput, ExtractiveClassifier, input_sha256
 from .coverage import Coverage, coverage
-from .inputs import VIEW_NAMES, clean_views, read_optional, read_required
+from .inputs import clean_views
 from .kinds import PaperKind
 from .settings import SplitSettings
 
@@ -216,14 +216,14 @@ def _assign(ids: list[str], settings: SplitSettings,
 def build_splits(paths: VaultPaths, settings: SplitSettings,
                  classifier: Classifier | None = None) -> SplitsReport:
     """Read the tables upstream, compute the splits, write the `splits` table."""
-    papers = read_required(paths, "papers",
-                           ("arxiv_id", "published", "updated", "title", "abstract"))
-    views = read_optional(paths, "views")
+    store = paths.store
+    papers = store.read_required(PAPERS, ("arxiv_id", "published", "updated", "title",
+                                          "abstract"))
+    views = store.read_optional(VIEWS)
     frame, report = compute_splits(
-        papers, views, read_optional(paths, "masked_records"),
-        read_optional(paths, "citations"), read_optional(paths, "documents"), settings,
-        classifier, read_optional(paths, SPLITS.name))
+        papers, views, store.read_optional(MASKED_RECORDS), store.read_optional(CITATIONS),
+        store.read_optional(DOCUMENTS), settings, classifier, store.read_optional(SPLITS))
     if views is None:
         report.warnings.append("no views table: no paper can be a target yet")
-    write_table(paths.table(SPLITS.name), frame, SPLITS)
+    paths.store.write(SPLITS, frame)
     return report

@@ -1,6 +1,5 @@
-"""What splits, index and datasets read from the tables upstream: papers, views, masked
-records, citations and documents. Optional tables (citations, documents) read as None when
-they were never written, so a caller can say what it could not check.
+"""The views table as splits, index and datasets use it (the tables themselves are read
+through :mod:`vault_pipeline.tables`).
 
 The views table is cleaned once here for every consumer: an exact duplicate row is
 collapsed, while conflicting copies of one (paper, view), an unknown view name or an empty
@@ -12,34 +11,11 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ..errors import VaultError
 from ..ideas.views import VIEW_NAMES
-from ..paths import VaultPaths
+from ..tables import require_columns
 
-__all__ = ["VIEW_NAMES", "CleanViews", "clean_views", "read_optional", "read_required"]
+__all__ = ["CleanViews", "clean_views", "views_wide"]
 PROVENANCE = ("backend", "model", "prompt_version", "input_hash")
-
-
-def read_optional(paths: VaultPaths, name: str) -> pl.DataFrame | None:
-    """A table, or None when no stage has written it yet."""
-    file = paths.table(name)
-    return pl.read_parquet(file) if file.exists() else None
-
-
-def read_required(paths: VaultPaths, name: str, columns: tuple[str, ...]) -> pl.DataFrame:
-    """A table the stage cannot run without, checked for the columns it needs."""
-    frame = read_optional(paths, name)
-    if frame is None:
-        raise VaultError(f"table {name!r} does not exist yet: materialize it first "
-                         f"(vault materialize --select {name})")
-    require_columns(frame, name, columns)
-    return frame
-
-
-def require_columns(frame: pl.DataFrame, name: str, columns: tuple[str, ...]) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise VaultError(f"table {name!r} lacks columns {missing}")
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,17 @@ threshold. One frozen value, recorded on every row and in every export manifest.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
+from typing import Any
 
+from .. import config
 from ..errors import VaultError
 
-DEFAULT_CUTOFF = date(2026, 1, 1)
+STAGE = "splits"
+DEFAULT_CUTOFF = config.CUTOFF
 # The seed paper's partition: 14,500 / 200 / 277 of 14,977 targets.
 DEFAULT_VALIDATION = 200 / 14_977
 DEFAULT_TEST = 277 / 14_977
@@ -52,9 +57,11 @@ class SplitSettings:
     @classmethod
     def parse(cls, cutoff: str | date, **kwargs) -> SplitSettings:
         """Settings from user input; a bad date is a clear error."""
-        if isinstance(cutoff, str):
-            try:
-                cutoff = date.fromisoformat(cutoff.strip())
-            except ValueError:
-                raise VaultError(f"cutoff {cutoff!r} is not a date (YYYY-MM-DD)") from None
-        return cls(cutoff=cutoff, **kwargs)
+        return cls.resolve(run_config={"cutoff": cutoff, **kwargs}, environ={})
+
+    @classmethod
+    def resolve(cls, home: Path | None = None, run_config: Mapping[str, Any] | None = None,
+                environ: Mapping[str, str] | None = None) -> SplitSettings:
+        """Every layer of :mod:`vault_pipeline.config` (the cutoff included: the harvests
+        read it here too)."""
+        return config.resolve(cls, STAGE, home=home, run_config=run_config, environ=environ)

@@ -1,7 +1,7 @@
 """The six-part idea record of the InnoEval evaluation sets (seed 000): TLDR, motivation,
 research question, method, experimental setting, expected results. Defined once as a pydantic
 model: it gives the JSON schema sent to LLM backends, validates every answer, and defines the
-`idea` struct column of the evaluation tables (via :mod:`vault_pipeline.ideas.arrow`).
+`idea` struct column of the evaluation tables (via :mod:`vault_pipeline.records.arrow`).
 
 Like the vault's masked record, it states what the authors set out to do and to test, never
 what they found: `expected_results` is a prediction in planning voice ("should", "we expect"),
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..ideas.arrow import arrow_type
-from ..ideas.record import Text
 from ..integrity.placeholders import nullify
+from .arrow import arrow_type
+from .masked import Text
 
 SCHEMA_VERSION = "idea-record/2"
 PLANNING_FIELDS = frozenset({"expected_results"})  # hypothetical by construction

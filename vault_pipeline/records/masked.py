@@ -2,7 +2,7 @@
 
 The same models give the JSON schema sent to LLM backends (constrained decoding), validate
 every answer, and define the Arrow struct columns of the `masked_records` table
-(:mod:`vault_pipeline.ideas.arrow`). Every object forbids extra keys and every field is
+(:mod:`vault_pipeline.records.arrow`). Every object forbids extra keys and every field is
 required (nullable where the paper may not say), which is what strict JSON-schema modes of
 OpenAI-compatible servers and vLLM's structured outputs expect."""
 

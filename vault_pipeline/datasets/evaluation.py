@@ -11,13 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
-from ..datasets.manifest import FileEntry
+from ..evalsets.build import TABLES
 from ..paths import VaultPaths
 from ..schemas import EVAL_CARDS, EVAL_EXCLUDED, EVAL_IDEA_FAILURES, EVAL_IDEAS, TableSchema
-from ..storage import write_table
-from .build import TABLES
+from .manifest import FileEntry, write_pair
 
 FOLDER = "evaluation"
 EXTRA = {"ideas": EVAL_IDEAS, "idea_failures": EVAL_IDEA_FAILURES, "excluded": EVAL_EXCLUDED}
@@ -32,14 +29,6 @@ def _header(name: str, rows: int) -> str:
     return "\n".join([*lines, "---", ""])
 
 
-def _write(frame: pl.DataFrame, folder: Path, schema: TableSchema) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    parquet, jsonl = folder / "data.parquet", folder / "data.jsonl"
-    write_table(parquet, frame, schema)
-    frame.select(schema.names).write_ndjson(jsonl)
-    return [parquet, jsonl]
-
-
 def _schema_doc(schema: TableSchema) -> list[dict[str, str]]:
     return [{"name": c.name, "type": str(c.type), "doc": c.doc} for c in schema.columns]
 
@@ -47,20 +36,20 @@ def _schema_doc(schema: TableSchema) -> list[dict[str, str]]:
 def add_evaluation_sets(paths: VaultPaths, staging: Path, manifest: dict[str, Any]) -> int:
     """Write the evaluation sets the vault has into ``staging`` and list them in
     ``manifest``; returns the number of sets written (0 when none were built)."""
-    cards_file = paths.table(EVAL_CARDS.name)
-    if not cards_file.exists():
+    store = paths.store
+    cards_frame = store.read_optional(EVAL_CARDS)
+    if cards_frame is None:
         return 0
-    cards = {r["set_name"]: r for r in pl.read_parquet(cards_file).iter_rows(named=True)}
+    cards = {r["set_name"]: r for r in cards_frame.iter_rows(named=True)}
     evaluation: dict[str, Any] = {}
     wanted = [(name, schema, cards.get(name)) for name, schema in TABLES.items()]
     wanted += [(name, schema, None) for name, schema in EXTRA.items()]
     for name, schema, card in wanted:
-        table_file = paths.table(schema.name)
-        if not table_file.exists():
+        frame = store.read_optional(schema)
+        if frame is None:
             continue
-        frame = pl.read_parquet(table_file)
         folder = staging / FOLDER / name
-        written = _write(frame, folder, schema)
+        written = write_pair(frame, folder, "data", schema)
         label = f"{FOLDER}/{name}"
         entries = [FileEntry.of(staging, f, label, frame.height) for f in written]
         if card is not None:

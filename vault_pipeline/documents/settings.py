@@ -1,0 +1,54 @@
+"""Settings of the documents stage, resolved like every stage's (:mod:`vault_pipeline.config`:
+defaults, `[documents]` in `vault.toml`, `VAULT_DOCUMENTS_<FIELD>`, the run config). Flat, as
+a user sets them; :meth:`DocumentsSettings.config` turns them into the converter's limits."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import config
+from .archive import ArchiveLimits
+from .build import DocumentsConfig
+from .cleaning import DEFAULT_MAX_CHARS
+from .convert import DEFAULT_PDF_CONVERTER, Settings
+from .pdf import RULED, PdfLimits
+from .workers import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, PoolSettings
+
+STAGE = "documents"
+
+
+@dataclass(frozen=True)
+class DocumentsSettings:
+    """Limits of a run; the truncation limit, the PDF converter and its switches are part of
+    the converter version, so changing them converts every document again."""
+
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    workers: int = 0  # 0: one per core
+    memory_mb: int = DEFAULT_MEMORY_MB  # 0: no cap
+    max_chars: int = DEFAULT_MAX_CHARS
+    max_pages: int = PdfLimits().max_pages
+    max_unpacked_mb: int = ArchiveLimits().max_unpacked_bytes >> 20
+    pdf_converter: str = DEFAULT_PDF_CONVERTER  # "pymupdf4llm" or "fast" (PyMuPDF's own text)
+    use_layout: bool = False
+    tables: str = RULED  # "ruled": table search only on pages with ruled lines; "all"; "off"
+    max_tries: int = 3  # a timeout, crash or error is tried again up to this many times
+    retry_failed: bool = False  # try every such failure again now (`--retry-failed`)
+
+    @classmethod
+    def resolve(cls, home: Path | None = None, run_config: Mapping[str, Any] | None = None,
+                environ: Mapping[str, str] | None = None) -> DocumentsSettings:
+        return config.resolve(cls, STAGE, home=home, run_config=run_config, environ=environ)
+
+    def config(self) -> DocumentsConfig:
+        """The build's configuration: converter settings, worker pool, retries."""
+        archive = ArchiveLimits(max_unpacked_bytes=self.max_unpacked_mb << 20)
+        settings = Settings(max_chars=self.max_chars, pdf_converter=self.pdf_converter,
+                            use_layout=self.use_layout, tables=self.tables,
+                            pdf=PdfLimits(max_pages=self.max_pages), archive=archive)
+        pool = PoolSettings(workers=self.workers, timeout_s=self.timeout_s,
+                            memory_mb=self.memory_mb or None)
+        return DocumentsConfig(settings=settings, pool=pool, max_tries=self.max_tries,
+                               retry_failed=self.retry_failed)

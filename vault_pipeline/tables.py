@@ -1,0 +1,166 @@
+"""The table store: the one place that builds a table's location and reads or writes a table
+by its schema. It works over an fsspec filesystem, so that the data root can later be object
+storage rather than a local folder; every write is atomic (a temporary name, then a rename),
+so a reader or a crash never sees half a table."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import fsspec
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+from filelock import FileLock
+from fsspec.implementations.local import LocalFileSystem
+
+from .errors import VaultError
+from .schemas import TableSchema
+from .storage import atomic_path
+
+SUFFIX = ".parquet"
+COMPRESSION = "zstd"
+Table = str | TableSchema
+
+
+def table_name(table: Table) -> str:
+    return table if isinstance(table, str) else table.name
+
+
+def table_file(folder: str | os.PathLike[str], table: Table) -> str:
+    """Where a table lives under a tables folder (the only place this rule is written)."""
+    return f"{os.fspath(folder).rstrip('/')}/{table_name(table)}{SUFFIX}"
+
+
+def conform(table: pa.Table | pl.DataFrame, schema: TableSchema) -> pa.Table:
+    """Select and cast the schema's columns, in its order, with its field docs."""
+    if isinstance(table, pl.DataFrame):
+        table = table.to_arrow()
+    missing = set(schema.names) - set(table.column_names)
+    if missing:
+        raise ValueError(f"table {schema.name} lacks columns {sorted(missing)}")
+    return table.select(schema.names).cast(schema.arrow)
+
+
+def write_parquet(target: Path, frame: pa.Table | pl.DataFrame, schema: TableSchema) -> int:
+    """Write a frame of a table's schema to a local file outside the store (an export),
+    atomically; return its rows."""
+    arrow = conform(frame, schema)
+    with atomic_path(target) as tmp:
+        pq.write_table(arrow, tmp, compression=COMPRESSION)
+    return arrow.num_rows
+
+
+def require_columns(frame: pl.DataFrame, name: str, columns: Sequence[str]) -> None:
+    """A one-line user error when a table lacks a column its reader needs."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise VaultError(f"table {name!r} lacks columns {missing}")
+
+
+class TableStore:
+    """The vault's tables under one root (a local folder or an fsspec URL)."""
+
+    def __init__(self, root: str | os.PathLike[str],
+                 fs: fsspec.AbstractFileSystem | None = None) -> None:
+        if fs is None:
+            fs, root = fsspec.core.url_to_fs(os.fspath(root))
+        self.fs = fs
+        self.root = os.fspath(root).rstrip("/")
+
+    @property
+    def local(self) -> bool:
+        """Local tables are read in place (memory-mapped, lazily scanned)."""
+        return isinstance(self.fs, LocalFileSystem)
+
+    def path(self, table: Table) -> str:
+        return table_file(self.root, table)
+
+    def exists(self, table: Table) -> bool:
+        return bool(self.fs.exists(self.path(table)))
+
+    def names(self) -> list[str]:
+        """Every table written so far, sorted."""
+        if not self.fs.exists(self.root):
+            return []
+        files = self.fs.glob(f"{self.root}/*{SUFFIX}")
+        return sorted(Path(f).name[: -len(SUFFIX)] for f in files)
+
+    def _read(self, table: Table, columns: Sequence[str] | None) -> pl.DataFrame:
+        cols = list(columns) if columns is not None else None
+        if self.local:
+            return pl.read_parquet(self.path(table), columns=cols)
+        with self.fs.open(self.path(table), "rb") as handle:
+            return pl.read_parquet(handle, columns=cols)
+
+    def read(self, schema: TableSchema, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        """A table, or an empty frame of its schema when it was never written."""
+        if not self.exists(schema):
+            empty = pl.from_arrow(schema.empty())
+            assert isinstance(empty, pl.DataFrame)
+            return empty.select(columns) if columns is not None else empty
+        return self._read(schema, columns)
+
+    def read_optional(self, table: Table, columns: Sequence[str] | None = None
+                      ) -> pl.DataFrame | None:
+        """A table, or None when no stage has written it yet."""
+        return self._read(table, columns) if self.exists(table) else None
+
+    def read_required(self, table: Table, columns: Sequence[str] = ()) -> pl.DataFrame:
+        """A table a stage cannot run without, checked for the columns it needs."""
+        name = table_name(table)
+        frame = self.read_optional(table)
+        if frame is None:
+            raise VaultError(f"table {name!r} does not exist yet: materialize it first "
+                             f"(vault materialize --select {name})")
+        require_columns(frame, name, columns)
+        return frame
+
+    def scan(self, table: Table) -> pl.LazyFrame:
+        """A lazy scan of a written table (local files stream; others are read once)."""
+        if self.local:
+            return pl.scan_parquet(self.path(table))
+        return self._read(table, None).lazy()
+
+    def scan_optional(self, table: Table) -> pl.LazyFrame | None:
+        return self.scan(table) if self.exists(table) else None
+
+    def rows(self, table: Table) -> int:
+        """Row count from the Parquet footer; 0 when the table was never written."""
+        if not self.exists(table):
+            return 0
+        with self.fs.open(self.path(table), "rb") as handle:
+            return int(pq.read_metadata(handle).num_rows)
+
+    @contextlib.contextmanager
+    def writing(self, table: Table) -> Iterator[Path]:
+        """A local temporary file that becomes the table on success only (for writers that
+        stream row groups); elsewhere it is uploaded once complete."""
+        if self.local:
+            with atomic_path(Path(self.path(table))) as tmp:
+                yield tmp
+            return
+        with tempfile.TemporaryDirectory() as folder:
+            tmp = Path(folder) / f"{table_name(table)}{SUFFIX}"
+            yield tmp
+            self.fs.put_file(str(tmp), self.path(table))
+
+    def write(self, schema: TableSchema, frame: pa.Table | pl.DataFrame) -> int:
+        """Write one table as Parquet, atomically, cast to its schema; return its rows."""
+        arrow = conform(frame, schema)
+        with self.writing(schema) as tmp:
+            pq.write_table(arrow, tmp, compression=COMPRESSION)
+        return arrow.num_rows
+
+    def append(self, schema: TableSchema, rows: pl.DataFrame) -> int:
+        """Append rows under a lock of that table, so that concurrent appenders (two imports
+        at once) never lose each other's rows."""
+        if not self.local:  # object stores have no shared lock: one appender at a time
+            return self.write(schema, pl.concat([self.read(schema), rows.select(schema.names)]))
+        target = Path(self.path(schema))
+        with FileLock(target.with_name(f".{target.name}.lock"), thread_local=False):
+            return self.write(schema, pl.concat([self.read(schema), rows.select(schema.names)]))
