@@ -8,6 +8,7 @@ from vault_pipeline.datasets.export import export_datasets
 from vault_pipeline.datasets.manifest import verify_export
 from vault_pipeline.datasets.reconstruct import build_role_artifacts
 from vault_pipeline.datasets.training import build_training
+from vault_pipeline.ideas.settings import IdeasSettings
 from vault_pipeline.schemas import ROLE_ARTIFACT_FAILURES, ROLE_ARTIFACTS, TRAINING_EXAMPLES
 
 from .ideas import IdeasRunConfig
@@ -24,7 +25,8 @@ def role_artifacts(context: dg.AssetExecutionContext, config: IdeasRunConfig,
                    vault: VaultResource):
     """The reference artifact of every target and role, through the ideas backend."""
     paths = vault.paths()
-    report = build_role_artifacts(paths, config.settings())
+    report = build_role_artifacts(paths, IdeasSettings.resolve(config.model_dump(),
+                                                               home=paths.home))
     if report.without_record:
         context.log.warning(f"{len(report.without_record)} targets have no masked record")
     yield dg.MaterializeResult(asset_key=ROLE_ARTIFACTS.name, metadata={

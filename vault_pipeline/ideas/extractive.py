@@ -79,8 +79,9 @@ class _Doc:
 
     def clean(self, text: str) -> bool:
         """Whether a text made from the paper's sentences (cut, reworded) is still free of
-        results for the rules and the offline judge."""
-        flagged = self.judge.flags([text], strict=True)[0] if self.judge else False
+        results for the rules and the offline judge (at its masking threshold: the sentence
+        it was made from already passed the strict one)."""
+        flagged = self.judge.flags([text])[0] if self.judge else False
         return not flagged and not check_sentence(text) and not residual_number(text)
 
     def pick(self, kinds: Iterable[str] | None, cue: re.Pattern[str] | None = None,
@@ -128,8 +129,9 @@ def _clean_heading(heading: str) -> str:
 
 
 def _thesis(doc: _Doc) -> str | None:
-    candidates = (doc.pick(["abstract"], cues.CONTRIBUTION, limit=3)
-                  + doc.pick(["abstract", "introduction"], limit=2))
+    contribution = doc.pick(["abstract"], cues.CONTRIBUTION, limit=3)
+    candidates = contribution + doc.pick(["abstract", "introduction"], limit=6,
+                                         exclude=contribution)
     for sentence in candidates:
         text = _LEAD_IN.sub("", sentence).rstrip(".")
         text = text[0].upper() + text[1:] if text else text
