@@ -86,6 +86,11 @@ def test_llm_gaps_stating_the_solution_are_masked_and_bad_answers_quarantined(
         settings = IdeasSettings(backend="openai", model="test-model", llm_judge=False,
                                  base_url=server.base_url, backoff_s=0.01, max_retries=1)
         report = build_role_artifacts(vault, settings)
+        sent = sum(len(v) for v in server.requests.values())
+        again = build_role_artifacts(vault, settings)  # same inputs: nothing asked again
+        assert sum(len(v) for v in server.requests.values()) == sent
+    assert report.asked == 3 and (again.asked, again.reused) == (0, 3)
+    assert (again.artifacts, again.quarantined) == (report.artifacts, report.quarantined)
     artifacts = _artifacts(vault)
     gaps = artifacts.filter(pl.col("role") == "gap_finder").row(0, named=True)
     assert "CascadeViT" not in gaps["data"] and "adapt to the input" in gaps["data"]

@@ -12,6 +12,7 @@ the vault papers it may cite."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -34,7 +35,7 @@ from ..integrity.method import method_terms
 from ..integrity.source import STOP_WORDS
 from ..paths import VaultPaths
 from ..records.masked import RECORD_FIELDS
-from ..schemas import ROLE_ARTIFACT_FAILURES, ROLE_ARTIFACTS, SPLITS
+from ..schemas import ROLE_ARTIFACT_FAILURES, ROLE_ARTIFACTS, SPLITS, TableSchema
 from ..splits.assign import TARGET_SPLITS
 from ..splits.build import VAULT
 from ..splits.inputs import clean_views, views_wide
@@ -85,6 +86,8 @@ class ArtifactsReport:
     quarantined: int = 0
     by_role: dict[str, int] = field(default_factory=dict)
     without_record: list[str] = field(default_factory=list)
+    reused: int = 0  # artifacts or failures kept from an earlier run (same input hash)
+    asked: int = 0  # requests sent to a backend this run
 
 
 def _words(text: str | None) -> set[str]:
@@ -272,12 +275,13 @@ def _requests(role: str, targets: list[Target], backend: Backend,
     key = f"{settings.generation_key()}|{gate_key(settings.llm_judge)}|{role}"
     out = []
     for t in targets:
+        context = context_text(t, settings.max_input_chars)  # paper, record, vault context
+        digest = hashlib.sha256(context.encode()).hexdigest()
         custom_id = input_hash(t.paper, backend=backend.name, model=backend.model,
                                prompt_version=prompt.version if prompt else "none",
                                schema_version=ARTIFACTS_VERSION,
-                               settings_key=f"{key}|{json.dumps(t.record, default=str)}")
-        messages = (prompt.messages(t.paper.arxiv_id, context_text(t, settings.max_input_chars))
-                    if prompt else [])
+                               settings_key=f"{key}|{digest}")
+        messages = prompt.messages(t.paper.arxiv_id, context) if prompt else []
         out.append(Request(custom_id, t.paper, tuple(messages), schema, ARTIFACT_NAMES[role]))
     return out
 
@@ -353,6 +357,11 @@ def build_role_artifacts(paths: VaultPaths, settings: IdeasSettings | None = Non
     llm = backend or (make_backend(settings) if own else None)
     artifacts: list[dict] = []
     failures = _without_record(without, settings)
+    kept: list[pl.DataFrame] = []  # rows of an earlier run whose input hash is unchanged
+    kept_failures: list[pl.DataFrame] = []
+    before = paths.store.read_optional(ROLE_ARTIFACTS)
+    failed_before = None if settings.retry_failures else \
+        paths.store.read_optional(ROLE_ARTIFACT_FAILURES)
     try:
         for role in ARTIFACT_MODELS:
             chosen: Backend
@@ -365,6 +374,15 @@ def build_role_artifacts(paths: VaultPaths, settings: IdeasSettings | None = Non
             else:
                 chosen = llm
                 requests = _requests(role, targets, chosen, settings)
+            hashes = [r.custom_id for r in requests]
+            old = _same_input(before, ROLE_ARTIFACTS, role, hashes)
+            old_failed = _same_input(failed_before, ROLE_ARTIFACT_FAILURES, role, hashes)
+            known = set(old["input_hash"]) | set(old_failed["input_hash"])
+            requests = [r for r in requests if r.custom_id not in known]
+            kept.append(old)
+            kept_failures.append(old_failed)
+            report.reused += old.height + old_failed.height
+            report.asked += len(requests)
             second = judge_for(chosen, settings.llm_judge)
             prompt = load_prompt(PROMPTS.get(role, settings.prompt))
             outcome = run_batch(chosen, requests, prompt, settings.max_retries,
@@ -374,12 +392,23 @@ def build_role_artifacts(paths: VaultPaths, settings: IdeasSettings | None = Non
             rows, bad = _rows(role, outcome, chosen, version, by_id, vault)
             artifacts += rows
             failures += bad
-            report.by_role[role] = len(rows)
+            report.by_role[role] = len(rows) + old.height
     finally:
         if own and llm is not None:
             llm.close()
-    paths.store.write(ROLE_ARTIFACTS, pl.DataFrame(artifacts, schema=ROLE_ARTIFACTS.polars))
-    paths.store.write(ROLE_ARTIFACT_FAILURES,
-                      pl.DataFrame(failures, schema=ROLE_ARTIFACT_FAILURES.polars))
-    report.artifacts, report.quarantined = len(artifacts), len(failures)
+    made = pl.concat([*kept, pl.DataFrame(artifacts, schema=ROLE_ARTIFACTS.polars)])
+    quarantined = pl.concat([*kept_failures,
+                             pl.DataFrame(failures, schema=ROLE_ARTIFACT_FAILURES.polars)])
+    report.artifacts = paths.store.write(ROLE_ARTIFACTS, made.sort("arxiv_id", "role"))
+    report.quarantined = paths.store.write(ROLE_ARTIFACT_FAILURES,
+                                           quarantined.sort("arxiv_id", "role"))
     return report
+
+
+def _same_input(frame: pl.DataFrame | None, schema: TableSchema, role: str,
+                hashes: list[str]) -> pl.DataFrame:
+    """Rows of an earlier run for ``role`` whose input hash is asked again: not asked twice
+    (an LLM backend is not paid twice for the same artifact)."""
+    if frame is None:
+        return pl.DataFrame(schema=schema.polars)
+    return frame.filter((pl.col("role") == role) & pl.col("input_hash").is_in(hashes))
