@@ -31,6 +31,7 @@ def role_artifacts(context: dg.AssetExecutionContext, config: IdeasRunConfig,
         context.log.warning(f"{len(report.without_record)} targets have no masked record")
     yield dg.MaterializeResult(asset_key=ROLE_ARTIFACTS.name, metadata={
         "dagster/row_count": report.artifacts, "targets": report.targets,
+        "reused": report.reused, "asked": report.asked,
         "by_role": counts_table(report.by_role, "role"),
         "path": table_path(paths, ROLE_ARTIFACTS)})
     yield dg.MaterializeResult(asset_key=ROLE_ARTIFACT_FAILURES.name, metadata={
