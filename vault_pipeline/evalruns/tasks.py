@@ -156,7 +156,8 @@ def group_units(sample: pl.DataFrame, size: int, seed: int) -> list[Unit]:
     random.Random(f"group:{seed}").shuffle(order)
     groups = [order[i:i + size] for i in range(0, len(order), size)]
     if len(groups) > 1 and len(groups[-1]) == 1:
-        groups[-2] += groups.pop()
+        last = groups.pop()
+        groups[-1] += last
     return [Unit("group", f"g{n:04d}", tuple(g),
                  {"count": str(len(g)), "input": _listed([str(i) for i in range(1, len(g) + 1)],
                                                          [papers[f] for f in g], "Submission")})
