@@ -3,6 +3,7 @@
 from .citations import citations
 from .datasets import datasets_assets, datasets_checks
 from .documents import documents, documents_checks
+from .evalruns import evalruns_assets
 from .evalsets import evalsets_assets, evalsets_checks
 from .harvest_arxiv import arxiv_fulltext_harvest, arxiv_oai_harvest, arxiv_reference_walk
 from .harvest_sources import openreview_harvest, s2_harvest
@@ -27,6 +28,7 @@ all_checks += [*splits_checks, *index_checks, *datasets_checks]
 all_assets += evalsets_assets
 all_checks += evalsets_checks
 all_assets += integrity_assets
+all_assets += evalruns_assets
 all_checks += integrity_checks
 
 __all__ = ["VaultResource", "all_assets", "all_checks"]

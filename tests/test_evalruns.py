@@ -183,3 +183,38 @@ def test_answers_are_stored_as_json(sets: VaultPaths, server: EvaluatorServer) -
                    log=lambda *_: None)
     answers = table(sets, "eval_run_calls", "json").get_column("answer").to_list()
     assert all(1 <= json.loads(a)["rating"] <= 10 for a in answers)
+
+
+def test_assets_run_only_when_selected_then_report_and_sql(sets: VaultPaths,
+                                                           server: EvaluatorServer,
+                                                           tmp_path: Path) -> None:
+    import dagster as dg
+    from typer.testing import CliRunner
+
+    from vault_pipeline.cli import ON_REQUEST, app
+    from vault_pipeline.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    default = (dg.AssetSelection.all() - dg.AssetSelection.groups(*ON_REQUEST)).resolve(graph)
+    assert dg.AssetKey("eval_run_metrics") not in default
+    config = tmp_path / "run.yaml"
+    config.write_text(json.dumps({"ops": {"evaluation_runs": {"config": {
+        "run_id": "cli", "tasks": ["direct", "elo", "idea_pair"], "model": "test-model",
+        "embedder": "lexical", "bootstrap": 20,
+        "ideas": {"backend": "openai", "base_url": server.base_url}}}}}))
+    runner = CliRunner()
+    home = ["--home", str(sets.home)]
+    done = runner.invoke(app, ["materialize", "--select", "group:evaluation_runs", "-c",
+                               str(config), *home])
+    assert done.exit_code == 0, done.output
+    out = tmp_path / "report.md"
+    written = runner.invoke(app, ["eval", "report", "cli", "--out", str(out), *home])
+    assert written.exit_code == 0, written.output
+    text = out.read_text()
+    assert "| direct |" in text and "| bradley_terry |" in text and "| idea_pair |" in text
+    assert "Human noise ceiling" in text and "spearman" in text
+    query = runner.invoke(app, ["sql", "select count(*) as n from eval_run_metrics where "
+                                "run_id = 'cli' and metric = 'spearman'", *home])
+    assert query.exit_code == 0 and "3" in query.output  # direct, elo, bradley_terry
+    missing = runner.invoke(app, ["eval", "report", "nope", *home])
+    assert missing.exit_code == 1 and "no evaluation run 'nope'" in missing.output

@@ -1,0 +1,112 @@
+"""`vault eval report RUN`: the run's tables as the studies print them (review paradigms:
+correlations with intervals, error, inflation, agreement; InnoEval: accuracies and ranking
+agreement), beside the human noise ceiling of the sample's card, with calls and tokens."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from ..errors import VaultError
+from ..paths import VaultPaths
+from ..schemas import EVAL_CARDS, EVAL_RUN_CALL_FAILURES, EVAL_RUN_CALLS, EVAL_RUN_METRICS
+from ..storage import read_table
+
+REVIEW_ROWS = ("direct", "anchor", "group", "elo", "bradley_terry")
+REVIEW_COLUMNS = ("pearson", "spearman", "kendall", "mse", "inflation", "auc", "kappa_fixed",
+                  "kappa_matched", "f1_macro", "f1_weighted", "reject_recall",
+                  "icc_2_1_retest")
+IDEA_ROWS = ("idea_point3", "idea_point2", "idea_pair", "idea_group_best",
+             "idea_group_ranking")
+IDEA_COLUMNS = ("accuracy", "f1_macro", "pair_accuracy", "pair_accuracy_easy",
+                "pair_accuracy_hard", "chose_first_rate", "best_accuracy", "ranking_kendall")
+
+
+def _cell(row: dict | None) -> str:
+    if row is None or row["value"] is None:
+        return "–"
+    text = f"{row['value']:.3f}"
+    if row["ci_low"] is not None:
+        text += f" [{row['ci_low']:.2f}, {row['ci_high']:.2f}]"
+    return text
+
+
+def metrics_table(metrics: pl.DataFrame, tasks: tuple[str, ...], columns: tuple[str, ...]
+                  ) -> str:
+    """One row per task present, one column per metric any of them has."""
+    cells = {(r["task"], r["metric"]): r for r in metrics.iter_rows(named=True)}
+    rows = [t for t in tasks if any(k[0] == t for k in cells)]
+    shown = [c for c in columns if any((t, c) in cells for t in rows)]
+    if not rows:
+        return "_no results_"
+    lines = ["| task | n | " + " | ".join(shown) + " |", "|---|---|" + "---|" * len(shown)]
+    for task in rows:
+        n = max(r["n"] for k, r in cells.items() if k[0] == task)
+        lines.append(f"| {task} | {n} | " + " | ".join(_cell(cells.get((task, c)))
+                                                        for c in shown) + " |")
+    return "\n".join(lines)
+
+
+def cost_table(paths: VaultPaths, run_id: str) -> str:
+    calls = read_table(paths.table(EVAL_RUN_CALLS.name), EVAL_RUN_CALLS).filter(
+        pl.col("run_id") == run_id)
+    failed = read_table(paths.table(EVAL_RUN_CALL_FAILURES.name), EVAL_RUN_CALL_FAILURES
+                        ).filter(pl.col("run_id") == run_id)
+    summary = calls.group_by("task").agg(answered=pl.len(), attempts=pl.col("attempts").sum(),
+                                         tokens_in=pl.col("tokens_in").sum(),
+                                         tokens_out=pl.col("tokens_out").sum())
+    quarantined = dict(failed.group_by("task").len().rows())
+    lines = ["| task | answered | quarantined | attempts | tokens in | tokens out |",
+             "|---|---|---|---|---|---|"]
+    for row in summary.sort("task").iter_rows(named=True):
+        lines.append(f"| {row['task']} | {row['answered']} | "
+                     f"{quarantined.get(row['task'], 0)} | {row['attempts']} | "
+                     f"{row['tokens_in']:,} | {row['tokens_out']:,} |")
+    model = calls.get_column("model").unique().to_list()
+    return "\n".join(lines) + f"\n\nEvaluator: {', '.join(map(str, model)) or '–'}."
+
+
+def noise_ceiling(paths: VaultPaths) -> str:
+    """The human ceiling of the stratified sample's card (ICC and the Spearman ceiling)."""
+    cards = read_table(paths.table(EVAL_CARDS.name), EVAL_CARDS).filter(
+        pl.col("set_name") == "review_stratified")
+    if cards.is_empty():
+        return "No card of the stratified sample: no human ceiling to show."
+    reliability = json.loads(cards.get_column("metrics")[0]).get("reliability", {})
+    parts = [f"{name} = {reliability[name]:.3f}" for name in
+             ("icc_1_1", "icc_1_k", "spearman_ceiling") if reliability.get(name) is not None]
+    return "Human noise ceiling (reviewers of the same papers): " + (
+        ", ".join(parts) if parts else "not computable") + "."
+
+
+def render_report(paths: VaultPaths, run_id: str) -> str:
+    metrics = read_table(paths.table(EVAL_RUN_METRICS.name), EVAL_RUN_METRICS).filter(
+        pl.col("run_id") == run_id)
+    if metrics.is_empty():
+        raise VaultError(f"no evaluation run {run_id!r}; runs with results: "
+                         f"{', '.join(known_runs(paths)) or 'none'}")
+    return "\n\n".join([
+        f"# Evaluation run `{run_id}`",
+        "## Review paradigms (stratified sample, abstract input, against the human mean "
+        "rating)", noise_ceiling(paths),
+        metrics_table(metrics, REVIEW_ROWS, REVIEW_COLUMNS),
+        "Elo and Bradley-Terry are strengths, not ratings: only rank measures apply. κ at "
+        "the fixed threshold uses the accept threshold; the matched κ accepts as many papers "
+        "as the humans did. Brackets: seeded bootstrap 95% intervals.",
+        "## Idea evaluation (InnoEval sets, six-part idea input)",
+        metrics_table(metrics, IDEA_ROWS, IDEA_COLUMNS),
+        "## Calls and tokens", cost_table(paths, run_id)]) + "\n"
+
+
+def known_runs(paths: VaultPaths) -> list[str]:
+    metrics = read_table(paths.table(EVAL_RUN_METRICS.name), EVAL_RUN_METRICS)
+    return sorted(set(metrics.get_column("run_id").to_list()))
+
+
+def write_report(paths: VaultPaths, run_id: str, out: Path | None = None) -> Path:
+    target = out or paths.home / "evalruns" / f"{run_id}.md"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_report(paths, run_id), encoding="utf-8")
+    return target
