@@ -81,6 +81,8 @@ def test_every_task_end_to_end_then_a_rerun_asks_nothing(sets: VaultPaths,
     for task in ("direct", "anchor", "group", "elo", "bradley_terry"):
         assert -1 <= got[(task, "spearman")] <= 1
     assert got[("direct", "mse")] >= 0
+    assert ("direct", "partial_pearson_length") in got
+    assert ("direct_vs_anchor", "wilcoxon_p_abs_error") in got
     # the position-biased evaluator always picks A: its pair accuracy is the share of A
     pairs = pl.read_parquet(sets.table("eval_pairwise"))
     share_a = (pairs.get_column("better") == "a").mean()

@@ -110,3 +110,20 @@ def test_elo_schedule_and_groups_are_fixed_by_the_seed() -> None:
     groups = group_units(sample, 5, seed=0)
     assert [len(g.items) for g in groups] == [5, 6]  # a last group of one joins the one before
     assert sorted(f for g in groups for f in g.items) == forums[:11]
+
+
+def test_partial_correlation_and_wilcoxon_against_their_formulas() -> None:
+    rng = np.random.default_rng(1)
+    length = rng.normal(1000, 200, 60)
+    human = rng.normal(5, 1, 60) + length / 400
+    pred = human + length / 200 + rng.normal(0, 1, 60)
+    r_xy = stats.pearsonr(pred, human).statistic
+    r_xz = stats.pearsonr(pred, length).statistic
+    r_yz = stats.pearsonr(human, length).statistic
+    want = (r_xy - r_xz * r_yz) / np.sqrt((1 - r_xz ** 2) * (1 - r_yz ** 2))
+    assert m.partial_pearson(pred, human, length) == pytest.approx(want)
+    worse = pred + rng.normal(0, 2, 60)
+    row = m.wilcoxon_errors(pred, worse, human)
+    assert row[1] == pytest.approx(stats.wilcoxon(np.abs(pred - human),
+                                                  np.abs(worse - human)).pvalue)
+    assert m.wilcoxon_errors(pred, pred, human)[1] is None  # identical: no test

@@ -149,3 +149,30 @@ def icc_2_1(scores: np.ndarray) -> float | None:
     ms_err = (resid ** 2).sum() / ((n - 1) * (k - 1))
     denom = ms_rows + (k - 1) * ms_err + k * (ms_cols - ms_err) / n
     return _finite((ms_rows - ms_err) / denom) if denom else None
+
+
+def partial_pearson(pred: Sequence[float], human: Sequence[float],
+                    control: Sequence[float]) -> float | None:
+    """Pearson correlation of prediction and truth with the control (input length) partialled
+    out of both: whether a paradigm tracks quality or just length."""
+    x, y, z = (np.asarray(v, dtype=float) for v in (pred, human, control))
+    if len(x) < 4:
+        return None
+
+    def residual(v: np.ndarray) -> np.ndarray:
+        design = np.column_stack([np.ones_like(z), z])
+        return v - design @ np.linalg.lstsq(design, v, rcond=None)[0]
+
+    return _safe(pearson, residual(x), residual(y))
+
+
+def wilcoxon_errors(first: Sequence[float], second: Sequence[float], human: Sequence[float]
+                    ) -> Row:
+    """Wilcoxon signed-rank test of two paradigms' absolute errors on the same papers; the
+    value is the p-value, the interval is left empty."""
+    h = np.asarray(human, dtype=float)
+    a = np.abs(np.asarray(first, dtype=float) - h)
+    b = np.abs(np.asarray(second, dtype=float) - h)
+    p = _safe(lambda u, v: stats.wilcoxon(u, v).pvalue, a, b) if len(h) >= 2 and \
+        np.any(a != b) else None
+    return ("wilcoxon_p_abs_error", p, None, None, len(h))

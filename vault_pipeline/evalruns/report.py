@@ -17,7 +17,7 @@ from ..storage import read_table
 REVIEW_ROWS = ("direct", "anchor", "group", "elo", "bradley_terry")
 REVIEW_COLUMNS = ("pearson", "spearman", "kendall", "mse", "inflation", "auc", "kappa_fixed",
                   "kappa_matched", "f1_macro", "f1_weighted", "reject_recall",
-                  "icc_2_1_retest")
+                  "partial_pearson_length", "icc_2_1_retest")
 IDEA_ROWS = ("idea_point3", "idea_point2", "idea_pair", "idea_group_best",
              "idea_group_ranking")
 IDEA_COLUMNS = ("accuracy", "f1_macro", "pair_accuracy", "pair_accuracy_easy",
@@ -95,6 +95,10 @@ def render_report(paths: VaultPaths, run_id: str) -> str:
         "Elo and Bradley-Terry are strengths, not ratings: only rank measures apply. κ at "
         "the fixed threshold uses the accept threshold; the matched κ accepts as many papers "
         "as the humans did. Brackets: seeded bootstrap 95% intervals.",
+        "Paradigms compared (Wilcoxon signed-rank test of absolute errors, p-value):",
+        metrics_table(metrics.filter(pl.col("task").str.contains("_vs_")),
+                      tuple(sorted(set(metrics.get_column("task")))),
+                      ("wilcoxon_p_abs_error",)),
         "## Idea evaluation (InnoEval sets, six-part idea input)",
         metrics_table(metrics, IDEA_ROWS, IDEA_COLUMNS),
         "## Calls and tokens", cost_table(paths, run_id)]) + "\n"

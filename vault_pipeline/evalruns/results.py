@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -119,8 +120,11 @@ def _mean_over_repeats(rows: list[dict]) -> tuple[list[str], np.ndarray, np.ndar
     return items, pred, np.array([human[i] for i in items]), matrix
 
 
-def run_metrics(run_id: str, preds: list[dict[str, Any]], settings: EvalRunSettings
-                ) -> list[dict[str, Any]]:
+def run_metrics(run_id: str, preds: list[dict[str, Any]], settings: EvalRunSettings,
+                lengths: dict[str, int]) -> list[dict[str, Any]]:
+    """Per task: the studies' metrics on the mean over repeats (and ICC(2,1) across them),
+    the correlation with input length partialled out; Wilcoxon between rating paradigms.
+    ``lengths``: characters of each paper's input."""
     by_task: dict[str, list[dict]] = defaultdict(list)
     for row in preds:
         by_task[row["task"]].append(row)
@@ -133,11 +137,16 @@ def run_metrics(run_id: str, preds: list[dict[str, Any]], settings: EvalRunSetti
                     "value": value, "ci_low": low, "ci_high": high, "n": n}
                    for name, value, low, high, n in rows)
 
+    means: dict[str, dict[str, tuple[float, float]]] = {}
     for task, rows in sorted(by_task.items()):
         if task in RATED or task in STRENGTHS:
-            _, pred, human, matrix = _mean_over_repeats(rows)
+            items, pred, human, matrix = _mean_over_repeats(rows)
+            means[task] = {i: (p, h) for i, p, h in zip(items, pred, human, strict=True)}
             found = m.rating_metrics(pred, human, settings.accept_threshold, resamples, seed,
                                      scale=task in RATED)
+            found.append(("partial_pearson_length",
+                          m.partial_pearson(pred, human, [lengths.get(i, 0) for i in items]),
+                          None, None, len(items)))
             if matrix is not None:
                 found.append(("icc_2_1_retest", m.icc_2_1(matrix), None, None, len(matrix)))
             add(task, found)
@@ -162,6 +171,14 @@ def run_metrics(run_id: str, preds: list[dict[str, Any]], settings: EvalRunSetti
             tau = m.ranking_kendall([r["predicted_label"].split(",") for r in rows],
                                     [r["human_label"].split(",") for r in rows])
             add(task, [("ranking_kendall", tau, None, None, len(rows))])
+    for first, second in combinations([t for t in RATED if t in means], 2):
+        shared = sorted(set(means[first]) & set(means[second]))
+        row = m.wilcoxon_errors([means[first][i][0] for i in shared],
+                                [means[second][i][0] for i in shared],
+                                [means[first][i][1] for i in shared])
+        out.append({"run_id": run_id, "task": f"{first}_vs_{second}", "input": ABSTRACT,
+                    "metric": row[0], "value": row[1], "ci_low": None, "ci_high": None,
+                    "n": row[4]})
     return out
 
 
@@ -176,4 +193,13 @@ def write_results(paths: VaultPaths, settings: EvalRunSettings, sets: dict[str, 
     preds = predictions(settings.run_id, _calls(paths, settings.run_id), sets, settings)
     _replace_run(paths, EVAL_RUN_PREDICTIONS, settings.run_id, preds)
     _replace_run(paths, EVAL_RUN_METRICS, settings.run_id,
-                 run_metrics(settings.run_id, preds, settings))
+                 run_metrics(settings.run_id, preds, settings, _lengths(sets)))
+
+
+def _lengths(sets: dict[str, pl.DataFrame]) -> dict[str, int]:
+    if "stratified" not in sets:
+        return {}
+    sample = sets["stratified"]
+    return dict(zip(sample.get_column("forum_id").to_list(),
+                    sample.get_column("abstract").fill_null("").str.len_chars().to_list(),
+                    strict=True))
