@@ -82,6 +82,10 @@ def test_every_task_end_to_end_then_a_rerun_asks_nothing(sets: VaultPaths,
         assert -1 <= got[(task, "spearman")] <= 1
     assert got[("direct", "mse")] >= 0
     assert ("direct", "partial_pearson_length") in got
+    strengths = table(sets, "eval_run_predictions", "e2e").filter(pl.col("task") == "elo")
+    assert strengths.get_column("predicted").min() == 1.0  # min-max mapped onto 1-10
+    assert strengths.get_column("predicted").max() == 10.0
+    assert got[("elo", "inflation")] is not None
     assert ("direct_vs_anchor", "wilcoxon_p_abs_error") in got
     # the position-biased evaluator always picks A: its pair accuracy is the share of A
     pairs = pl.read_parquet(sets.table("eval_pairwise"))

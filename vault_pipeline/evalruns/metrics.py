@@ -78,10 +78,9 @@ def matched_cut(pred: np.ndarray, positives: int) -> np.ndarray:
 
 
 def rating_metrics(pred: Sequence[float], human: Sequence[float], threshold: float,
-                   resamples: int, seed: int, scale: bool = True) -> list[Row]:
-    """Correlations (with intervals), AUC for acceptance and κ at the base-rate-matched cut;
-    with ``scale`` (a 1-10 rating, not a strength) also MSE, inflation and the fixed-cut
-    κ, macro / weighted F1 and reject recall."""
+                   resamples: int, seed: int) -> list[Row]:
+    """Correlations (with intervals), AUC for acceptance, κ at the base-rate-matched cut,
+    MSE, inflation, and at the fixed threshold κ, macro / weighted F1 and reject recall."""
     p, t = np.asarray(pred, dtype=float), np.asarray(human, dtype=float)
     n = len(p)
     accept = t >= threshold
@@ -94,21 +93,20 @@ def rating_metrics(pred: Sequence[float], human: Sequence[float], threshold: flo
     matched = matched_cut(p, int(accept.sum()))
     rows.append(("kappa_matched", _safe(lambda a, b: cohen_kappa_score(b, a), matched,
                                         accept), None, None, n))
-    if scale:
-        said = p >= threshold
-        rows += [("mse", _finite(np.mean((p - t) ** 2)) if n else None, None, None, n),
-                 ("inflation", _finite(np.mean(p - t)) if n else None, None, None, n),
-                 ("kappa_fixed", _safe(lambda a, b: cohen_kappa_score(b, a), said, accept),
-                  None, None, n),
-                 ("f1_macro", _safe(lambda a, b: f1_score(b, a, average="macro",
-                                                          zero_division=0), said, accept),
-                  None, None, n),
-                 ("f1_weighted", _safe(lambda a, b: f1_score(b, a, average="weighted",
-                                                             zero_division=0), said, accept),
-                  None, None, n),
-                 ("reject_recall", _safe(lambda a, b: recall_score(b, a, pos_label=False,
-                                                                   zero_division=0),
-                                         said, accept), None, None, n)]
+    said = p >= threshold
+    rows += [("mse", _finite(np.mean((p - t) ** 2)) if n else None, None, None, n),
+             ("inflation", _finite(np.mean(p - t)) if n else None, None, None, n),
+             ("kappa_fixed", _safe(lambda a, b: cohen_kappa_score(b, a), said, accept),
+              None, None, n),
+             ("f1_macro", _safe(lambda a, b: f1_score(b, a, average="macro",
+                                                      zero_division=0), said, accept),
+              None, None, n),
+             ("f1_weighted", _safe(lambda a, b: f1_score(b, a, average="weighted",
+                                                         zero_division=0), said, accept),
+              None, None, n),
+             ("reject_recall", _safe(lambda a, b: recall_score(b, a, pos_label=False,
+                                                               zero_division=0),
+                                     said, accept), None, None, n)]
     return rows
 
 

@@ -92,8 +92,9 @@ def render_report(paths: VaultPaths, run_id: str) -> str:
         "## Review paradigms (stratified sample, abstract input, against the human mean "
         "rating)", noise_ceiling(paths),
         metrics_table(metrics, REVIEW_ROWS, REVIEW_COLUMNS),
-        "Elo and Bradley-Terry are strengths, not ratings: only rank measures apply. κ at "
-        "the fixed threshold uses the accept threshold; the matched κ accepts as many papers "
+        "Elo and Bradley-Terry strengths are min-max mapped onto 1-10, as in the study: "
+        "their MSE and inflation reflect that mapping as much as the judgments. κ at the "
+        "fixed threshold uses the accept threshold; the matched κ accepts as many papers "
         "as the humans did. Brackets: seeded bootstrap 95% intervals.",
         "Paradigms compared (Wilcoxon signed-rank test of absolute errors, p-value):",
         metrics_table(metrics.filter(pl.col("task").str.contains("_vs_")),

@@ -82,8 +82,21 @@ def predictions(run_id: str, calls: list[dict[str, Any]], sets: dict[str, pl.Dat
         for name, scores in (("elo", elo(played, settings.elo_k)),
                              ("bradley_terry", bradley_terry(played))):
             out += [_pred(run_id, name, rep, f, predicted=s, human=human.get(f))
-                    for f, s in sorted(scores.items())]
+                    for f, s in sorted(to_scale(scores).items())]
     return out
+
+
+def to_scale(strengths: dict[str, float], low: float = 1.0, high: float = 10.0
+             ) -> dict[str, float]:
+    """Strengths min-max mapped onto the rating scale, as the study maps Elo and Swiss, so
+    every metric applies (inflation and MSE then reflect the mapping as much as the
+    judgments; the report says so)."""
+    if not strengths:
+        return {}
+    least, most = min(strengths.values()), max(strengths.values())
+    span = most - least
+    return {k: (low + high) / 2 if span == 0 else low + (high - low) * (v - least) / span
+            for k, v in strengths.items()}
 
 
 def _idea_truth(sets: dict[str, pl.DataFrame]) -> dict[str, dict]:
@@ -142,8 +155,7 @@ def run_metrics(run_id: str, preds: list[dict[str, Any]], settings: EvalRunSetti
         if task in RATED or task in STRENGTHS:
             items, pred, human, matrix = _mean_over_repeats(rows)
             means[task] = {i: (p, h) for i, p, h in zip(items, pred, human, strict=True)}
-            found = m.rating_metrics(pred, human, settings.accept_threshold, resamples, seed,
-                                     scale=task in RATED)
+            found = m.rating_metrics(pred, human, settings.accept_threshold, resamples, seed)
             found.append(("partial_pearson_length",
                           m.partial_pearson(pred, human, [lengths.get(i, 0) for i in items]),
                           None, None, len(items)))
@@ -171,7 +183,7 @@ def run_metrics(run_id: str, preds: list[dict[str, Any]], settings: EvalRunSetti
             tau = m.ranking_kendall([r["predicted_label"].split(",") for r in rows],
                                     [r["human_label"].split(",") for r in rows])
             add(task, [("ranking_kendall", tau, None, None, len(rows))])
-    for first, second in combinations([t for t in RATED if t in means], 2):
+    for first, second in combinations([t for t in (*RATED, *STRENGTHS) if t in means], 2):
         shared = sorted(set(means[first]) & set(means[second]))
         row = m.wilcoxon_errors([means[first][i][0] for i in shared],
                                 [means[second][i][0] for i in shared],
