@@ -47,7 +47,7 @@ class EvaluatorServer(ScriptedServer):
         if task == "eval_group":
             return {"ratings": [{"id": i, "rating": 1 + (digest + i) % 10}
                                 for i in range(1, n + 1)]}
-        if task == "eval_elo":
+        if task in ("eval_elo", "eval_swiss"):
             return {"better": ("A", "B", "tie")[digest % 3]}
         if task == "eval_idea_point3":
             return {"label": "Reject"}

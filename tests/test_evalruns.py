@@ -5,6 +5,7 @@ budget, and the leakage guard."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -76,9 +77,13 @@ def test_every_task_end_to_end_then_a_rerun_asks_nothing(sets: VaultPaths,
     elo = calls.filter(pl.col("task") == "elo")
     assert elo.get_column("items").list.len().unique().to_list() == [2]
     assert "tie" in "".join(elo.get_column("answer"))
+    swiss = calls.filter(pl.col("task") == "swiss")
+    sample = pl.read_parquet(sets.table("eval_review_stratified")).height
+    rounds = {i[:3] for i in swiss.get_column("item_id")}
+    assert len(rounds) == math.ceil(math.log2(sample))
     metrics = table(sets, "eval_run_metrics", "e2e")
     got = {(t, k): v for t, k, v in metrics.select("task", "metric", "value").rows()}
-    for task in ("direct", "anchor", "group", "elo", "bradley_terry"):
+    for task in ("direct", "anchor", "group", "elo", "bradley_terry", "swiss"):
         assert -1 <= got[(task, "spearman")] <= 1
     assert got[("direct", "mse")] >= 0
     assert ("direct", "partial_pearson_length") in got
@@ -177,8 +182,8 @@ def test_anchors_exclude_the_paper_even_when_it_is_an_anchor() -> None:
 
 
 def test_unknown_task_and_missing_sets_are_one_line_errors(tmp_path: Path) -> None:
-    with pytest.raises(VaultError, match="unknown task 'swiss'"):
-        EvalRunSettings.resolve({"tasks": ["swiss"]})
+    with pytest.raises(VaultError, match="unknown task 'tournament'"):
+        EvalRunSettings.resolve({"tasks": ["tournament"]})
     paths = VaultPaths(tmp_path / "vault").ensure()
     with pytest.raises(VaultError, match="materialize the evaluation sets first"):
         run_evaluation(paths, EvalRunSettings(tasks=("direct",)), log=lambda *_: None)

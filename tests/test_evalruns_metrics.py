@@ -127,3 +127,13 @@ def test_partial_correlation_and_wilcoxon_against_their_formulas() -> None:
     assert row[1] == pytest.approx(stats.wilcoxon(np.abs(pred - human),
                                                   np.abs(worse - human)).pvalue)
     assert m.wilcoxon_errors(pred, pred, human)[1] is None  # identical: no test
+
+
+def test_swiss_pairs_equal_standings_without_repeats() -> None:
+    from vault_pipeline.evalruns.swiss import pair_round
+
+    pairs, bye = pair_round(["a", "b", "c", "d", "e"], {frozenset(("a", "b"))})
+    assert pairs == [("a", "c"), ("b", "d")] and bye == "e"
+    # when every partner left was met already, the next one is taken
+    pairs, bye = pair_round(["a", "b"], {frozenset(("a", "b"))})
+    assert pairs == [("a", "b")] and bye is None

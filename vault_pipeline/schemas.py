@@ -795,9 +795,9 @@ _RUN_UNIT = (
     Column("input_hash", _str, "sha256 of everything the answer depends on (run, backend, "
            "model, generation settings, prompt file, messages, schema, repeat).", False),
     Column("run_id", _str, "Evaluation run (one evaluator model).", False),
-    Column("task", _str, "`direct`, `anchor`, `group`, `elo` (review paradigms on the "
-           "stratified sample), `idea_point3`, `idea_point2`, `idea_pair`, `idea_group` "
-           "(InnoEval sets).", False),
+    Column("task", _str, "`direct`, `anchor`, `group`, `elo`, `swiss` (review paradigms on "
+           "the stratified sample; a Swiss item id is `r<round>m<match>`), `idea_point3`, "
+           "`idea_point2`, `idea_pair`, `idea_group` (InnoEval sets).", False),
     Column("item_id", _str, "Forum, pair or group id the call is about.", False),
     Column("items", pa.list_(_str), "Forum ids as presented to the evaluator, in order "
            "(the first is `A` / `1`).", False),
@@ -841,7 +841,8 @@ EVAL_RUN_CALL_FAILURES = TableSchema(
 EVAL_RUN_PREDICTIONS = TableSchema(
     "eval_run_predictions",
     "One prediction per run, task, input, repeat and item, beside the human truth: a rating "
-    "(direct, anchor, group), an Elo or Bradley-Terry strength, a label, a choice or a rank.",
+    "(direct, anchor, group), an Elo, Bradley-Terry or Swiss strength (min-max mapped onto "
+    "1-10), a label, a choice or a rank.",
     (
         Column("run_id", _str, "Evaluation run.", False),
         Column("task", _str, "Task or derived score (`elo`, `bradley_terry`).", False),

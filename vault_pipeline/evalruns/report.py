@@ -14,7 +14,7 @@ from ..paths import VaultPaths
 from ..schemas import EVAL_CARDS, EVAL_RUN_CALL_FAILURES, EVAL_RUN_CALLS, EVAL_RUN_METRICS
 from ..storage import read_table
 
-REVIEW_ROWS = ("direct", "anchor", "group", "elo", "bradley_terry")
+REVIEW_ROWS = ("direct", "anchor", "group", "elo", "bradley_terry", "swiss")
 REVIEW_COLUMNS = ("pearson", "spearman", "kendall", "mse", "inflation", "auc", "kappa_fixed",
                   "kappa_matched", "f1_macro", "f1_weighted", "reject_recall",
                   "partial_pearson_length", "icc_2_1_retest")
@@ -92,7 +92,7 @@ def render_report(paths: VaultPaths, run_id: str) -> str:
         "## Review paradigms (stratified sample, abstract input, against the human mean "
         "rating)", noise_ceiling(paths),
         metrics_table(metrics, REVIEW_ROWS, REVIEW_COLUMNS),
-        "Elo and Bradley-Terry strengths are min-max mapped onto 1-10, as in the study: "
+        "Elo, Bradley-Terry and Swiss strengths are min-max mapped onto 1-10, as in the study: "
         "their MSE and inflation reflect that mapping as much as the judgments. κ at the "
         "fixed threshold uses the accept threshold; the matched κ accepts as many papers "
         "as the humans did. Brackets: seeded bootstrap 95% intervals.",

@@ -18,10 +18,11 @@ from ..storage import read_table, write_table
 from . import metrics as m
 from .scores import bradley_terry, elo
 from .settings import REVIEW_TASKS, EvalRunSettings
+from .swiss import SCORE
 from .tasks import ABSTRACT, IDEA
 
 RATED = ("direct", "anchor", "group")
-STRENGTHS = ("elo", "bradley_terry")
+STRENGTHS = ("elo", "bradley_terry", "swiss")
 
 
 def _calls(paths: VaultPaths, run_id: str) -> list[dict[str, Any]]:
@@ -46,6 +47,7 @@ def predictions(run_id: str, calls: list[dict[str, Any]], sets: dict[str, pl.Dat
         human = dict(sets["stratified"].select("forum_id", "mean_rating").rows())
     out: list[dict[str, Any]] = []
     games: dict[int, list[tuple[str, str, float]]] = defaultdict(list)
+    swiss: dict[int, list[tuple[str, str, float]]] = defaultdict(list)
     truth = _idea_truth(sets)
     for call in calls:
         task, rep, items, answer = call["task"], call["repeat"], call["items"], call["answer"]
@@ -57,8 +59,9 @@ def predictions(run_id: str, calls: list[dict[str, Any]], sets: dict[str, pl.Dat
             out += [_pred(run_id, task, rep, f, predicted=float(given[i]), human=human.get(f))
                     for i, f in enumerate(items, 1) if i in given]
         elif task == "elo":  # item ids are the schedule's order
-            score = {"A": 1.0, "B": 0.0, "tie": 0.5}[answer["better"]]
-            games[rep].append((items[0], items[1], score))
+            games[rep].append((items[0], items[1], SCORE[answer["better"]]))
+        elif task == "swiss":
+            swiss[rep].append((items[0], items[1], SCORE[answer["better"]]))
         elif task in ("idea_point3", "idea_point2"):
             column = "label_3class" if task == "idea_point3" else "label_binary"
             out.append(_pred(run_id, task, rep, items[0], predicted_label=answer["label"],
@@ -78,12 +81,28 @@ def predictions(run_id: str, calls: list[dict[str, Any]], sets: dict[str, pl.Dat
             out.append(_pred(run_id, "idea_group_ranking", rep, call["item_id"],
                              predicted_label=",".join(dict.fromkeys(ranking)),
                              human_label=",".join(true_rank)))
+    for rep, played in sorted(swiss.items()):
+        out += [_pred(run_id, "swiss", rep, f, predicted=s, human=human.get(f))
+                for f, s in sorted(to_scale(win_rates(played)).items())]
     for rep, played in sorted(games.items()):
         for name, scores in (("elo", elo(played, settings.elo_k)),
                              ("bradley_terry", bradley_terry(played))):
             out += [_pred(run_id, name, rep, f, predicted=s, human=human.get(f))
                     for f, s in sorted(to_scale(scores).items())]
     return out
+
+
+def win_rates(outcomes: list[tuple[str, str, float]]) -> dict[str, float]:
+    """Points (win 1, tie 0.5) per game played: a Swiss record, fair to a paper that sat a
+    round out."""
+    points: dict[str, float] = defaultdict(float)
+    games: dict[str, int] = defaultdict(int)
+    for a, b, score in outcomes:
+        points[a] += score
+        points[b] += 1.0 - score
+        games[a] += 1
+        games[b] += 1
+    return {f: points[f] / games[f] for f in games}
 
 
 def to_scale(strengths: dict[str, float], low: float = 1.0, high: float = 10.0

@@ -36,6 +36,7 @@ from ..schemas import (
 )
 from ..storage import read_table
 from .settings import REVIEW_TASKS, EvalRunSettings
+from .swiss import swiss_rounds
 from .tasks import SPECS, Unit, check_no_leak, task_units
 
 TABLES = StageTables(EVAL_RUN_CALLS, EVAL_RUN_CALL_FAILURES, "unit_id", "evalruns",
@@ -46,7 +47,8 @@ SETS: dict[str, TableSchema] = {"stratified": EVAL_REVIEW_STRATIFIED,
                                 "anchors": EVAL_REVIEW_ANCHORS, "pointwise": EVAL_POINTWISE,
                                 "pairwise": EVAL_PAIRWISE, "groupwise": EVAL_GROUPWISE}
 _NEEDS = {"direct": ("stratified",), "anchor": ("stratified", "anchors"),
-          "group": ("stratified",), "elo": ("stratified",), "idea_point3": ("pointwise",),
+          "group": ("stratified",), "elo": ("stratified",),
+          "swiss": ("stratified",), "idea_point3": ("pointwise",),
           "idea_point2": ("pointwise",), "idea_pair": ("pairwise",),
           "idea_group": ("groupwise",)}
 
@@ -179,35 +181,66 @@ def run_evaluation(paths: VaultPaths, settings: EvalRunSettings,
         if not engine.uses_prompt:
             raise VaultError(f"evaluation runs need an LLM backend (openai, vllm or "
                              f"batch_file), not {engine.name!r}")
-        requests: list[Request] = []
-        meta: dict[str, tuple[Unit, str, Prompt]] = {}
-        task_of: dict[str, str] = {}
-        for unit in units:
-            prompt, spec = prompts[unit.task], SPECS[unit.task]
-            messages = render(prompt, unit)
-            schema = spec.model.model_json_schema()
-            unit_id = f"{settings.run_id}:{unit.task}:{unit.item_id}:{repeat}"
-            key = input_hash(unit_id, engine, backend_settings.generation_key(), prompt,
-                             messages, schema)
-            paper = PaperInput(unit_id, unit.task, "", None, None, ABSTRACT_ONLY, None)
-            requests.append(Request(key, paper, messages, schema, f"eval_{unit.task}"))
-            meta[key], task_of[key] = (unit, unit_id, prompt), unit.task
-        report.units += len(requests)
-        _check_budget(paths, settings, requests, backend_settings.retry_failures, report.asked)
-        metered = Metered(engine, task_of, report)
-        asker = _Asker(settings, metered, engine, prompts, meta, repeat,
-                       backend_settings.max_retries, report)
-        counts = run_incremental(paths, TABLES, requests, asker,
-                                 batch_size=backend_settings.batch_size,
-                                 retry_failures=backend_settings.retry_failures, log=log,
-                                 label=f"evaluation run {settings.run_id} (repeat {repeat})",
-                                 unit="calls", action="ask")
-        report.reused += counts.reused
-        report.asked += counts.processed
+        ask = _Ask(paths, settings, engine, prompts, repeat, report, log)
+        ask(units)
+        if "swiss" in settings.tasks:
+            swiss_rounds(ask, sets["stratified"], settings)
         if backend is None:
             engine.close()
     write_results(paths, settings, sets, report)
     return report
+
+
+@dataclass
+class _Ask:
+    """Asks units of one repeat: renders and keys them, checks the budget, then runs them
+    through the incremental runner (answered ones are reused)."""
+
+    paths: VaultPaths
+    settings: EvalRunSettings
+    engine: Backend
+    prompts: dict[str, Prompt]
+    repeat: int
+    report: RunReport
+    log: Callable[[str], object]
+
+    def __call__(self, units: list[Unit]) -> list[str]:
+        """Ask ``units``; their unit ids, in order."""
+        settings, repeat = self.settings, self.repeat
+        backend_settings = settings.backend_settings(repeat)
+        requests: list[Request] = []
+        meta: dict[str, tuple[Unit, str, Prompt]] = {}
+        task_of: dict[str, str] = {}
+        for unit in units:
+            prompt, spec = self.prompts[unit.task], SPECS[unit.task]
+            messages = render(prompt, unit)
+            schema = spec.model.model_json_schema()
+            unit_id = f"{settings.run_id}:{unit.task}:{unit.item_id}:{repeat}"
+            key = input_hash(unit_id, self.engine, backend_settings.generation_key(), prompt,
+                             messages, schema)
+            paper = PaperInput(unit_id, unit.task, "", None, None, ABSTRACT_ONLY, None)
+            requests.append(Request(key, paper, messages, schema, f"eval_{unit.task}"))
+            meta[key], task_of[key] = (unit, unit_id, prompt), unit.task
+        self.report.units += len(requests)
+        _check_budget(self.paths, settings, requests, backend_settings.retry_failures,
+                      self.report.asked)
+        metered = Metered(self.engine, task_of, self.report)
+        asker = _Asker(settings, metered, self.engine, self.prompts, meta, repeat,
+                       backend_settings.max_retries, self.report)
+        counts = run_incremental(self.paths, TABLES, requests, asker,
+                                 batch_size=backend_settings.batch_size,
+                                 retry_failures=backend_settings.retry_failures, log=self.log,
+                                 label=f"evaluation run {settings.run_id} (repeat {repeat})",
+                                 unit="calls", action="ask")
+        self.report.reused += counts.reused
+        self.report.asked += counts.processed
+        return [meta[r.custom_id][1] for r in requests]
+
+    def answers(self, unit_ids: list[str]) -> dict[str, dict]:
+        """The answers of these units (a quarantined one has none)."""
+        calls = read_table(self.paths.table(EVAL_RUN_CALLS.name), EVAL_RUN_CALLS).filter(
+            pl.col("unit_id").is_in(unit_ids))
+        return {u: json.loads(a) for u, a in calls.select("unit_id", "answer").rows()}
 
 
 @dataclass

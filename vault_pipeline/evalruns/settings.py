@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import VaultError
 from ..ideas.settings import IdeasSettings
 
-REVIEW_TASKS = ("direct", "anchor", "group", "elo")
+REVIEW_TASKS = ("direct", "anchor", "group", "elo", "swiss")
 IDEA_TASKS = ("idea_point3", "idea_point2", "idea_pair", "idea_group")
 TASKS = REVIEW_TASKS + IDEA_TASKS
 

@@ -71,6 +71,7 @@ SPECS: dict[str, TaskSpec] = {
     "anchor": TaskSpec("review_anchor.v1", Rating, ABSTRACT),
     "group": TaskSpec("review_group.v1", GroupRatings, ABSTRACT),
     "elo": TaskSpec("review_pair.v1", PairChoice, ABSTRACT),
+    "swiss": TaskSpec("review_pair.v1", PairChoice, ABSTRACT),
     "idea_point3": TaskSpec("idea_point3.v1", Label3, IDEA),
     "idea_point2": TaskSpec("idea_point2.v1", Label2, IDEA),
     "idea_pair": TaskSpec("idea_pair.v1", IdeaChoice, IDEA),
@@ -182,10 +183,13 @@ def elo_schedule(forums: list[str], per_paper: int, seed: int) -> list[tuple[str
     return pairs
 
 
+def pair_text(first: str, second: str) -> str:
+    return _listed(["A", "B"], [first, second], "Submission")
+
+
 def elo_units(sample: pl.DataFrame, per_paper: int, seed: int) -> list[Unit]:
     papers = _papers(sample)
-    return [Unit("elo", f"m{n:05d}", (a, b),
-                 {"input": _listed(["A", "B"], [papers[a], papers[b]], "Submission")})
+    return [Unit("elo", f"m{n:05d}", (a, b), {"input": pair_text(papers[a], papers[b])})
             for n, (a, b) in enumerate(elo_schedule(list(papers), per_paper, seed))]
 
 
@@ -236,6 +240,8 @@ def task_units(task: str, sets: dict[str, pl.DataFrame], settings: EvalRunSettin
         return group_units(sample, settings.group_size, settings.seed)
     if task == "elo":
         return elo_units(sample, settings.elo_pairs_per_paper, settings.seed)
+    if task == "swiss":  # asked round by round (`swiss.swiss_rounds`)
+        return []
     if task in ("idea_point3", "idea_point2"):
         return point_units(task, sets["pointwise"])
     if task == "idea_pair":
