@@ -224,6 +224,7 @@ def test_assets_run_only_when_selected_then_report_and_sql(sets: VaultPaths,
     text = out.read_text()
     assert "| direct |" in text and "| bradley_terry |" in text and "| idea_pair |" in text
     assert "Human noise ceiling" in text and "spearman" in text
+    assert "| human bin |" in text and "Wilcoxon" in text
     query = runner.invoke(app, ["sql", "select count(*) as n from eval_run_metrics where "
                                 "run_id = 'cli' and metric = 'spearman'", *home])
     assert query.exit_code == 0 and "3" in query.output  # direct, elo, bradley_terry

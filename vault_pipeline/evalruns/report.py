@@ -11,7 +11,13 @@ import polars as pl
 
 from ..errors import VaultError
 from ..paths import VaultPaths
-from ..schemas import EVAL_CARDS, EVAL_RUN_CALL_FAILURES, EVAL_RUN_CALLS, EVAL_RUN_METRICS
+from ..schemas import (
+    EVAL_CARDS,
+    EVAL_RUN_CALL_FAILURES,
+    EVAL_RUN_CALLS,
+    EVAL_RUN_METRICS,
+    EVAL_RUN_PREDICTIONS,
+)
 from ..storage import read_table
 
 REVIEW_ROWS = ("direct", "anchor", "group", "elo", "bradley_terry", "swiss")
@@ -46,6 +52,32 @@ def metrics_table(metrics: pl.DataFrame, tasks: tuple[str, ...], columns: tuple[
         n = max(r["n"] for k, r in cells.items() if k[0] == task)
         lines.append(f"| {task} | {n} | " + " | ".join(_cell(cells.get((task, c)))
                                                         for c in shown) + " |")
+    return "\n".join(lines)
+
+
+def bin_table(paths: VaultPaths, run_id: str) -> str:
+    """Calibration by human score bin: the mean prediction of each paradigm (mean over
+    repeats) beside the mean human rating of the bin, where a scatter plot would show it."""
+    preds = read_table(paths.table(EVAL_RUN_PREDICTIONS.name), EVAL_RUN_PREDICTIONS).filter(
+        (pl.col("run_id") == run_id) & pl.col("human").is_not_null()
+        & pl.col("task").is_in(list(REVIEW_ROWS)))
+    if preds.is_empty():
+        return "_no rating predictions_"
+    per_item = preds.group_by("task", "item_id").agg(pl.col("predicted").mean(),
+                                                      pl.col("human").first())
+    binned = per_item.with_columns(bin=pl.col("human").floor().cast(pl.Int32))
+    cells = binned.group_by("bin", "task").agg(pred=pl.col("predicted").mean(),
+                                               human=pl.col("human").mean(), n=pl.len())
+    tasks = [t for t in REVIEW_ROWS if t in set(cells.get_column("task"))]
+    lines = ["| human bin | n | human mean | " + " | ".join(tasks) + " |",
+             "|---|---|---|" + "---|" * len(tasks)]
+    for (bin_,), rows in cells.sort("bin").group_by("bin", maintain_order=True):
+        by_task = {r["task"]: r for r in rows.iter_rows(named=True)}
+        first = next(iter(by_task.values()))
+        shown = [f"{by_task[t]['pred']:.2f} ({by_task[t]['pred'] - by_task[t]['human']:+.2f})"
+                 if t in by_task else "–" for t in tasks]
+        lines.append(f"| {bin_} | {first['n']} | {first['human']:.2f} | "
+                     + " | ".join(shown) + " |")
     return "\n".join(lines)
 
 
@@ -100,6 +132,9 @@ def render_report(paths: VaultPaths, run_id: str) -> str:
         metrics_table(metrics.filter(pl.col("task").str.contains("_vs_")),
                       tuple(sorted(set(metrics.get_column("task")))),
                       ("wilcoxon_p_abs_error",)),
+        "### Calibration and error by human score bin",
+        "Mean prediction per bin (its error against the bin's human mean in brackets).",
+        bin_table(paths, run_id),
         "## Idea evaluation (InnoEval sets, six-part idea input)",
         metrics_table(metrics, IDEA_ROWS, IDEA_COLUMNS),
         "## Calls and tokens", cost_table(paths, run_id)]) + "\n"
