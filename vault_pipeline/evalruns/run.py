@@ -99,6 +99,7 @@ class Metered(Backend):
     def __init__(self, inner: Backend, task_of: dict[str, str], report: RunReport) -> None:
         super().__init__(inner.model)
         self.inner, self.task_of, self.report = inner, task_of, report
+        self.deterministic = inner.deterministic  # a batch file cannot be asked again
         self.tokens: dict[str, list[int]] = defaultdict(lambda: [0, 0])
 
     def generate(self, requests: Sequence[Request]) -> list[Answer]:
