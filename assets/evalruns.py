@@ -38,6 +38,8 @@ class EvalRunConfig(dg.Config):
     call_budget: int | None = None
     embedder: str | None = None
     bootstrap: int | None = None
+    price_in: float | None = None
+    price_out: float | None = None
     ideas: IdeasRunConfig = IdeasRunConfig()
 
     def settings(self) -> EvalRunSettings:

@@ -189,11 +189,15 @@ def test_unknown_task_and_missing_sets_are_one_line_errors(tmp_path: Path) -> No
         run_evaluation(paths, EvalRunSettings(tasks=("direct",)), log=lambda *_: None)
 
 
-def test_answers_are_stored_as_json(sets: VaultPaths, server: EvaluatorServer) -> None:
-    run_evaluation(sets, settings_for(server, run_id="json", tasks=["direct"]),
-                   log=lambda *_: None)
-    answers = table(sets, "eval_run_calls", "json").get_column("answer").to_list()
-    assert all(1 <= json.loads(a)["rating"] <= 10 for a in answers)
+def test_answers_are_stored_as_json_with_their_cost(sets: VaultPaths,
+                                                     server: EvaluatorServer) -> None:
+    run_evaluation(sets, settings_for(server, run_id="json", tasks=["direct"], price_in=0.15,
+                                      price_out=0.6), log=lambda *_: None)
+    calls = table(sets, "eval_run_calls", "json")
+    assert all(1 <= json.loads(a)["rating"] <= 10 for a in calls.get_column("answer"))
+    # 1,000 prompt and 500 completion tokens per answer at 0.15 / 0.60 per million
+    first = calls.filter(pl.col("attempts") == 1).row(0, named=True)
+    assert first["cost"] == pytest.approx((1000 * 0.15 + 500 * 0.6) / 1e6)
 
 
 def test_assets_run_only_when_selected_then_report_and_sql(sets: VaultPaths,

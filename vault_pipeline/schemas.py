@@ -820,6 +820,8 @@ EVAL_RUN_CALLS = TableSchema(
         Column("answer", _str, "The schema-valid answer as JSON.", False),
         Column("tokens_in", pa.int64(), "Prompt tokens of every attempt, as reported."),
         Column("tokens_out", pa.int64(), "Completion tokens of every attempt."),
+        Column("cost", pa.float64(), "Price of those tokens at the run's `price_in` / "
+               "`price_out` (per million tokens); null when the run set no price."),
         Column("created_at", _ts, "When it was answered.", False),
     ),
 )

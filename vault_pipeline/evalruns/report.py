@@ -88,14 +88,16 @@ def cost_table(paths: VaultPaths, run_id: str) -> str:
                         ).filter(pl.col("run_id") == run_id)
     summary = calls.group_by("task").agg(answered=pl.len(), attempts=pl.col("attempts").sum(),
                                          tokens_in=pl.col("tokens_in").sum(),
-                                         tokens_out=pl.col("tokens_out").sum())
+                                         tokens_out=pl.col("tokens_out").sum(),
+                                         cost=pl.col("cost").sum())
     quarantined = dict(failed.group_by("task").len().rows())
-    lines = ["| task | answered | quarantined | attempts | tokens in | tokens out |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| task | answered | quarantined | attempts | tokens in | tokens out | cost |",
+             "|---|---|---|---|---|---|---|"]
     for row in summary.sort("task").iter_rows(named=True):
+        cost = f"{row['cost']:.4f}" if row["cost"] else "–"
         lines.append(f"| {row['task']} | {row['answered']} | "
                      f"{quarantined.get(row['task'], 0)} | {row['attempts']} | "
-                     f"{row['tokens_in']:,} | {row['tokens_out']:,} |")
+                     f"{row['tokens_in']:,} | {row['tokens_out']:,} | {cost} |")
     model = calls.get_column("model").unique().to_list()
     return "\n".join(lines) + f"\n\nEvaluator: {', '.join(map(str, model)) or '–'}."
 

@@ -272,7 +272,8 @@ class _Asker:
                 tokens = self.metered.tokens[done.request.custom_id]
                 records.append(self._row(done.request.custom_id, done.attempts) | {
                     "answer": json.dumps(done.record.model_dump(), sort_keys=True),
-                    "tokens_in": tokens[0], "tokens_out": tokens[1], "created_at": now()})
+                    "tokens_in": tokens[0], "tokens_out": tokens[1],
+                    "cost": self.settings.cost(tokens[0], tokens[1]), "created_at": now()})
             for bad in outcome.rejected:
                 failures.append(self._row(bad.request.custom_id, bad.attempts) | {
                     "reason": bad.reasons[-1], "reasons": bad.reasons,

@@ -34,6 +34,14 @@ class EvalRunSettings:
     accept_threshold: float = 6.0
     bootstrap: int = 1000
     embedder: str = "embedded"  # as the evaluation sets: `embedded`, a model, or `lexical`
+    price_in: float | None = None  # per million prompt tokens, for the cost of each call
+    price_out: float | None = None  # per million completion tokens
+
+    def cost(self, tokens_in: int, tokens_out: int) -> float | None:
+        """What a call's tokens cost at the run's prices (None without prices)."""
+        if self.price_in is None and self.price_out is None:
+            return None
+        return (tokens_in * (self.price_in or 0.0) + tokens_out * (self.price_out or 0.0)) / 1e6
     ideas: dict[str, Any] = field(default_factory=dict)  # backend settings (IdeasSettings)
 
     def __post_init__(self) -> None:
