@@ -34,7 +34,7 @@ from ..schemas import (
     EVAL_RUN_CALLS,
     TableSchema,
 )
-from ..storage import read_table
+from .io import exists, load
 from .settings import REVIEW_TASKS, EvalRunSettings
 from .swiss import swiss_rounds
 from .tasks import SPECS, Unit, check_no_leak, task_units
@@ -116,12 +116,12 @@ class Metered(Backend):
 
 def read_sets(paths: VaultPaths, tasks: Sequence[str]) -> dict[str, pl.DataFrame]:
     needed = sorted({name for t in tasks for name in _NEEDS[t]})
-    missing = [SETS[n].name for n in needed if not paths.table(SETS[n].name).exists()]
+    missing = [SETS[n].name for n in needed if not exists(paths, SETS[n])]
     if missing:
         raise VaultError(f"evaluation run: no {', '.join(missing)} table yet; materialize "
                          "the evaluation sets first (`vault materialize --select "
                          "group:evaluation`)")
-    return {n: read_table(paths.table(SETS[n].name), SETS[n]) for n in needed}
+    return {n: load(paths, SETS[n]) for n in needed}
 
 
 def build_units(paths: VaultPaths, settings: EvalRunSettings, sets: dict[str, pl.DataFrame],
@@ -157,11 +157,9 @@ def input_hash(unit_id: str, backend: Backend, generation: str, prompt: Prompt,
 
 
 def _done_hashes(paths: VaultPaths, retry_failures: bool) -> set[str]:
-    done = set(read_table(paths.table(EVAL_RUN_CALLS.name), EVAL_RUN_CALLS)
-               .get_column("input_hash").to_list())
+    done = set(load(paths, EVAL_RUN_CALLS).get_column("input_hash").to_list())
     if not retry_failures:
-        done |= set(read_table(paths.table(EVAL_RUN_CALL_FAILURES.name),
-                               EVAL_RUN_CALL_FAILURES).get_column("input_hash").to_list())
+        done |= set(load(paths, EVAL_RUN_CALL_FAILURES).get_column("input_hash").to_list())
     return done
 
 
@@ -239,7 +237,7 @@ class _Ask:
 
     def answers(self, unit_ids: list[str]) -> dict[str, dict]:
         """The answers of these units (a quarantined one has none)."""
-        calls = read_table(self.paths.table(EVAL_RUN_CALLS.name), EVAL_RUN_CALLS).filter(
+        calls = load(self.paths, EVAL_RUN_CALLS).filter(
             pl.col("unit_id").is_in(unit_ids))
         return {u: json.loads(a) for u, a in calls.select("unit_id", "answer").rows()}
 
