@@ -7,6 +7,7 @@ from vault_pipeline.sources.config import HarvestConfig
 from .citations import citations
 from .datasets import datasets_assets, datasets_checks
 from .documents import documents, documents_checks
+from .evalruns import evalruns_assets
 from .evalsets import evalsets_assets, evalsets_checks
 from .harvest_arxiv import arxiv_fulltext_harvest, arxiv_oai_harvest_asset, arxiv_reference_walk
 from .harvest_sources import openreview_harvest_asset, s2_harvest
@@ -30,6 +31,7 @@ all_checks += [*splits_checks, *index_checks, *datasets_checks]
 all_assets += evalsets_assets
 all_checks += evalsets_checks
 all_assets += integrity_assets
+all_assets += evalruns_assets
 all_checks += integrity_checks
 
 

@@ -11,9 +11,10 @@ from vault_pipeline.raw.zone import RawZone
 refresh_from_raw = dg.define_asset_job(
     "refresh_from_raw",
     selection=dg.AssetSelection.assets("raw_files").downstream()
-    - dg.AssetSelection.groups("harvest"),
+    - dg.AssetSelection.groups("harvest", "evaluation_runs"),
     description="Rebuild every table downstream of the raw zone (never the live harvests, "
-                "which write to the raw zone and run on their own schedule or on demand).",
+                "which write to the raw zone and run on their own schedule or on demand, "
+                "nor the evaluation runs, which need an LLM and run on demand).",
 )
 
 

@@ -35,6 +35,9 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(harvest_app, name="harvest")
+eval_app = typer.Typer(help="Evaluation runs: reports of their results.",
+                       no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
 
 HomeOption = Annotated[
     Path | None,
@@ -118,6 +121,8 @@ def import_(
 
 
 LIVE_GROUP = "harvest"  # network harvests run only when selected by name or group
+# Groups run only when selected: network harvests, and evaluation runs (they need an LLM).
+ON_REQUEST = (LIVE_GROUP, "evaluation_runs")
 
 
 def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
@@ -137,7 +142,7 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
     everything = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
     try:
         selection = (_resolve_selection(defs, select) if select else
-                     dg.AssetSelection.all() - dg.AssetSelection.groups(LIVE_GROUP))
+                     dg.AssetSelection.all() - dg.AssetSelection.groups(*ON_REQUEST))
         if retry_failed and dg.AssetKey("documents") in selection.resolve(
                 defs.resolve_asset_graph()):
             ops = {**(run_config or {}).get("ops", {})}
@@ -370,6 +375,25 @@ def status(home: HomeOption = None) -> None:
         rows = paths.store.rows(name)
         when = last.get(name, "(written outside Dagster)")
         typer.echo(f"{name:<24}{rows:>12,}{file.stat().st_size:>14,}  {when}")
+
+
+@eval_app.command("report")
+def eval_report(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Evaluation run id.")],
+    home: HomeOption = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Markdown file to write (default "
+        "`$VAULT_HOME/evalruns/<RUN>.md`).")] = None,
+) -> None:
+    """Write the Markdown report of an evaluation run: the studies' tables, the human noise
+    ceiling, calls and tokens."""
+    from .evalruns.report import write_report
+
+    try:
+        target = write_report(_vault(home), run_id, out)
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(f"report of run {run_id} written to {target}")
 
 
 @app.command()

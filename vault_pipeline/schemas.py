@@ -788,6 +788,96 @@ EVAL_CARDS = TableSchema(
     ),
 )
 
+_RUN_UNIT = (
+    Column("unit_id", _str, "One call of the run: `<run>:<task>:<item>:<repeat>`.", False),
+    Column("input_hash", _str, "sha256 of everything the answer depends on (run, backend, "
+           "model, generation settings, prompt file, messages, schema, repeat).", False),
+    Column("run_id", _str, "Evaluation run (one evaluator model).", False),
+    Column("task", _str, "`direct`, `anchor`, `group`, `elo`, `swiss` (review paradigms on "
+           "the stratified sample; a Swiss item id is `r<round>m<match>`), `idea_point3`, "
+           "`idea_point2`, `idea_pair`, `idea_group` (InnoEval sets).", False),
+    Column("item_id", _str, "Forum, pair or group id the call is about.", False),
+    Column("items", pa.list_(_str), "Forum ids as presented to the evaluator, in order "
+           "(the first is `A` / `1`).", False),
+    Column("repeat", pa.int32(), "Repeat number, from 0 (backend seed = run seed + "
+           "repeat).", False),
+    Column("backend", _str, "Backend that answered.", False),
+    Column("model", _str, "Evaluator model.", False),
+    Column("prompt_version", _str, "Prompt file, e.g. `review_direct.v1`.", False),
+    Column("prompt_sha256", _str, "sha256 of the prompt file.", False),
+    Column("attempts", pa.int32(), "Answers asked for (1 + re-asks after an invalid one).",
+           False),
+)
+
+EVAL_RUN_CALLS = TableSchema(
+    "eval_run_calls",
+    "Every answered call of the evaluation runs, cached by input hash: a rerun asks nothing "
+    "it has answered, a killed run resumes at its last finished batch.",
+    (
+        *_RUN_UNIT,
+        Column("answer", _str, "The schema-valid answer as JSON.", False),
+        Column("tokens_in", pa.int64(), "Prompt tokens of every attempt, as reported."),
+        Column("tokens_out", pa.int64(), "Completion tokens of every attempt."),
+        Column("cost", pa.float64(), "Price of those tokens at the run's `price_in` / "
+               "`price_out` (per million tokens); null when the run set no price."),
+        Column("created_at", _ts, "When it was answered.", False),
+    ),
+)
+
+EVAL_RUN_CALL_FAILURES = TableSchema(
+    "eval_run_call_failures",
+    "Calls of the evaluation runs with no valid answer after every re-ask (invalid JSON, "
+    "refusals, out-of-range values): quarantined with the last raw answer; the metrics "
+    "count them as missing.",
+    (
+        *_RUN_UNIT,
+        Column("reason", _str, "Why the last answer was rejected.", False),
+        Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
+        Column("raw_answer", _str, "The last answer exactly as returned."),
+        Column("failed_at", _ts, "When it was quarantined.", False),
+    ),
+)
+
+EVAL_RUN_PREDICTIONS = TableSchema(
+    "eval_run_predictions",
+    "One prediction per run, task, input, repeat and item, beside the human truth: a rating "
+    "(direct, anchor, group), an Elo, Bradley-Terry or Swiss strength (min-max mapped onto "
+    "1-10), a label, a choice or a rank.",
+    (
+        Column("run_id", _str, "Evaluation run.", False),
+        Column("task", _str, "Task or derived score (`elo`, `bradley_terry`).", False),
+        Column("input", _str, "Input representation: `abstract` (title and abstract) or "
+               "`idea` (six-part idea).", False),
+        Column("repeat", pa.int32(), "Repeat number.", False),
+        Column("item_id", _str, "Forum, pair or group id.", False),
+        Column("predicted", pa.float64(), "Predicted rating or strength (null for labels)."),
+        Column("human", pa.float64(), "Human mean rating (review tasks)."),
+        Column("predicted_label", _str, "Predicted label, choice (forum id) or ranking "
+               "(forum ids joined by `,`)."),
+        Column("human_label", _str, "The set's label, better forum id or ranking."),
+        Column("difficulty", _str, "Pair difficulty (`easy` / `hard`) for pair tasks."),
+    ),
+)
+
+EVAL_RUN_METRICS = TableSchema(
+    "eval_run_metrics",
+    "Metrics of each run as the studies report them, per task and input, with seeded "
+    "bootstrap 95% intervals where computed.",
+    (
+        Column("run_id", _str, "Evaluation run.", False),
+        Column("task", _str, "Task or derived score.", False),
+        Column("input", _str, "Input representation.", False),
+        Column("metric", _str, "e.g. `pearson`, `spearman`, `kendall`, `mse`, `inflation`, "
+               "`auc`, `kappa_fixed`, `kappa_matched`, `f1_macro`, `f1_weighted`, "
+               "`reject_recall`, `accuracy`, `pair_accuracy_easy`, `best_accuracy`, "
+               "`ranking_kendall`.", False),
+        Column("value", pa.float64(), "The value (null when undefined, e.g. one class)."),
+        Column("ci_low", pa.float64(), "Bootstrap 2.5th percentile."),
+        Column("ci_high", pa.float64(), "Bootstrap 97.5th percentile."),
+        Column("n", pa.int64(), "Items the value is computed over.", False),
+    ),
+)
+
 ALL_TABLES: dict[str, TableSchema] = {
     t.name: t for t in (PAPERS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
                         SUBMISSIONS, REVIEWS, CITATIONS, CITATION_COUNTS, DOCUMENTS,
@@ -795,7 +885,9 @@ ALL_TABLES: dict[str, TableSchema] = {
                         MASKED_RECORDS, VIEWS, LLM_FAILURES, ROLE_ARTIFACTS,
                         ROLE_ARTIFACT_FAILURES, EVAL_IDEAS, EVAL_IDEA_FAILURES,
                         EVAL_POINTWISE, EVAL_PAIRWISE, EVAL_GROUPWISE, EVAL_REVIEW_POPULATION,
-                        EVAL_REVIEW_STRATIFIED, EVAL_REVIEW_ANCHORS, EVAL_EXCLUDED, EVAL_CARDS)
+                        EVAL_REVIEW_STRATIFIED, EVAL_REVIEW_ANCHORS, EVAL_EXCLUDED, EVAL_CARDS,
+                        EVAL_RUN_CALLS, EVAL_RUN_CALL_FAILURES, EVAL_RUN_PREDICTIONS,
+                        EVAL_RUN_METRICS)
 }
 
 

@@ -1,0 +1,139 @@
+"""The evaluation runs' statistics: each against scipy / scikit-learn or a case computed by
+hand; Elo on a fixed schedule; Bradley-Terry recovering simulated strengths."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+from sklearn.metrics import cohen_kappa_score, f1_score, roc_auc_score
+
+from vault_pipeline.evalruns import metrics as m
+from vault_pipeline.evalruns.scores import bradley_terry, elo
+from vault_pipeline.evalruns.tasks import elo_schedule, group_units
+
+
+def test_elo_k32_matches_the_hand_computed_sequence() -> None:
+    # 1: A beats B at equal ratings: +-16. 2: B (1484) beats C (1500): expected
+    # 1/(1+10^(16/400)) = 0.47698, B gains 32 x 0.52302 = 16.7366. 3: A (1516) ties C
+    # (1483.2634): expected 0.54694, A loses 32 x 0.04694 = 1.5021.
+    ratings = elo([("A", "B", 1.0), ("B", "C", 1.0), ("A", "C", 0.5)], k=32)
+    assert ratings["A"] == pytest.approx(1514.4969, abs=1e-3)
+    assert ratings["B"] == pytest.approx(1500.7363, abs=1e-3)
+    assert ratings["C"] == pytest.approx(1484.7668, abs=1e-3)
+    # order matters for Elo
+    assert elo([("A", "C", 0.5), ("B", "C", 1.0), ("A", "B", 1.0)])["A"] != ratings["A"]
+
+
+def test_bradley_terry_recovers_known_strengths_in_any_order() -> None:
+    rng = random.Random(7)
+    truth = {f"p{i:02d}": s for i, s in enumerate(np.linspace(-2, 2, 20))}
+    names = sorted(truth)
+    games = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            p_a = 1 / (1 + np.exp(truth[b] - truth[a]))
+            games += [(a, b, 1.0 if rng.random() < p_a else 0.0) for _ in range(30)]
+    fitted = bradley_terry(games)
+    got = np.array([fitted[n] for n in names])
+    want = np.array([truth[n] for n in names])
+    assert stats.pearsonr(got, want).statistic > 0.98
+    assert np.max(np.abs(got - want)) < 0.4  # both centred at 0
+    shuffled = games[:]
+    rng.shuffle(shuffled)
+    again = bradley_terry(shuffled)
+    assert all(again[n] == pytest.approx(fitted[n], abs=1e-6) for n in names)
+
+
+def test_bradley_terry_keeps_an_unbeaten_paper_finite() -> None:
+    fitted = bradley_terry([("a", "b", 1.0), ("a", "c", 1.0), ("b", "c", 0.5)])
+    assert np.isfinite(list(fitted.values())).all()
+    assert fitted["a"] > fitted["b"] == pytest.approx(fitted["c"])
+
+
+def test_rating_metrics_against_scipy_sklearn_and_by_hand() -> None:
+    pred = np.array([9.0, 8.0, 2.0, 1.0])
+    human = np.array([7.0, 3.0, 6.0, 2.0])
+    got = {r[0]: r for r in m.rating_metrics(pred, human, 6.0, 200, seed=1)}
+    assert got["pearson"][1] == pytest.approx(stats.pearsonr(pred, human).statistic)
+    assert got["spearman"][1] == pytest.approx(stats.spearmanr(pred, human).statistic)
+    assert got["kendall"][1] == pytest.approx(stats.kendalltau(pred, human).statistic)
+    assert got["auc"][1] == pytest.approx(roc_auc_score(human >= 6, pred))
+    assert got["mse"][1] == pytest.approx(11.5)  # (4 + 25 + 16 + 1) / 4
+    assert got["inflation"][1] == pytest.approx(0.5)  # (2 + 5 - 4 - 1) / 4
+    said, accept = pred >= 6, human >= 6
+    assert got["kappa_fixed"][1] == pytest.approx(cohen_kappa_score(accept, said))
+    assert got["f1_macro"][1] == pytest.approx(f1_score(accept, said, average="macro"))
+    assert got["f1_weighted"][1] == pytest.approx(f1_score(accept, said, average="weighted"))
+    assert got["reject_recall"][1] == pytest.approx(0.5)  # rejects 1, 3; predicted 2, 3
+    # two human accepts -> the two highest predictions (0, 1); agreement 2/4 = chance -> 0
+    assert got["kappa_matched"][1] == pytest.approx(0.0)
+
+
+def test_bootstrap_is_seeded_and_brackets_the_estimate() -> None:
+    rng = np.random.default_rng(0)
+    human = rng.normal(5, 1.5, 80)
+    pred = human + rng.normal(0, 1, 80)
+    first = m.bootstrap(m.spearman, pred, human, 300, seed=3)
+    assert first == m.bootstrap(m.spearman, pred, human, 300, seed=3)
+    assert first != m.bootstrap(m.spearman, pred, human, 300, seed=4)
+    assert first[0] < m.spearman(pred, human) < first[1]
+
+
+def test_label_ranking_and_icc() -> None:
+    rows = {r[0]: r[1] for r in m.label_metrics(["a", "b", "b", "a"], ["a", "b", "a", "a"],
+                                                0, 0)}
+    assert rows["accuracy"] == pytest.approx(0.75)
+    assert rows["f1_macro"] == pytest.approx(f1_score(["a", "b", "a", "a"],
+                                                      ["a", "b", "b", "a"], average="macro"))
+    assert m.ranking_kendall([["x", "y", "z"]], [["x", "y", "z"]]) == pytest.approx(1.0)
+    assert m.ranking_kendall([["z", "y", "x"]], [["x", "y", "z"]]) == pytest.approx(-1.0)
+    # Shrout and Fleiss (1979), six targets by four judges: ICC(2,1) = 0.29
+    table = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9],
+                      [6, 2, 4, 7]])
+    assert m.icc_2_1(table) == pytest.approx(0.29, abs=0.005)
+
+
+def test_elo_schedule_and_groups_are_fixed_by_the_seed() -> None:
+    forums = [f"f{i:02d}" for i in range(30)]
+    pairs = elo_schedule(forums, 10, seed=0)
+    games = {f: sum(f in p for p in pairs) for f in forums}
+    assert set(games.values()) == {10} and len(pairs) == 150
+    assert pairs == elo_schedule(forums, 10, seed=0) != elo_schedule(forums, 10, seed=1)
+    firsts = sum(a < b for a, b in pairs)
+    assert 40 < firsts < 110  # who is shown first is random, not sorted
+    sample = pl.DataFrame({"forum_id": forums[:11], "title": forums[:11],
+                           "abstract": forums[:11]})
+    groups = group_units(sample, 5, seed=0)
+    assert [len(g.items) for g in groups] == [5, 6]  # a last group of one joins the one before
+    assert sorted(f for g in groups for f in g.items) == forums[:11]
+
+
+def test_partial_correlation_and_wilcoxon_against_their_formulas() -> None:
+    rng = np.random.default_rng(1)
+    length = rng.normal(1000, 200, 60)
+    human = rng.normal(5, 1, 60) + length / 400
+    pred = human + length / 200 + rng.normal(0, 1, 60)
+    r_xy = stats.pearsonr(pred, human).statistic
+    r_xz = stats.pearsonr(pred, length).statistic
+    r_yz = stats.pearsonr(human, length).statistic
+    want = (r_xy - r_xz * r_yz) / np.sqrt((1 - r_xz ** 2) * (1 - r_yz ** 2))
+    assert m.partial_pearson(pred, human, length) == pytest.approx(want)
+    worse = pred + rng.normal(0, 2, 60)
+    row = m.wilcoxon_errors(pred, worse, human)
+    assert row[1] == pytest.approx(stats.wilcoxon(np.abs(pred - human),
+                                                  np.abs(worse - human)).pvalue)
+    assert m.wilcoxon_errors(pred, pred, human)[1] is None  # identical: no test
+
+
+def test_swiss_pairs_equal_standings_without_repeats() -> None:
+    from vault_pipeline.evalruns.swiss import pair_round
+
+    pairs, bye = pair_round(["a", "b", "c", "d", "e"], {frozenset(("a", "b"))})
+    assert pairs == [("a", "c"), ("b", "d")] and bye == "e"
+    # when every partner left was met already, the next one is taken
+    pairs, bye = pair_round(["a", "b"], {frozenset(("a", "b"))})
+    assert pairs == [("a", "b")] and bye is None

@@ -1,0 +1,304 @@
+"""One evaluation run: the units of every task, rendered into requests keyed by input hash,
+asked through the ideas stage's backends with `run_batch` (re-asks, quarantine) inside the
+incremental runner (cache, checkpoints, resume), then predictions and metrics."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+
+import polars as pl
+
+from ..errors import VaultError
+from ..evalsets.similarity import topic_space, topic_text
+from ..ideas.backends import Answer, Backend, Request, make_backend
+from ..ideas.decompose import now, run_batch
+from ..ideas.incremental import StageTables, run_incremental
+from ..ideas.inputs import ABSTRACT_ONLY, PaperInput
+from ..ideas.prompting import Prompt, read_sections
+from ..integrity.gate import NEVER, FieldPolicy, Gate
+from ..paths import VaultPaths
+from ..schemas import (
+    EVAL_GROUPWISE,
+    EVAL_PAIRWISE,
+    EVAL_POINTWISE,
+    EVAL_REVIEW_ANCHORS,
+    EVAL_REVIEW_STRATIFIED,
+    EVAL_RUN_CALL_FAILURES,
+    EVAL_RUN_CALLS,
+    TableSchema,
+)
+from .io import exists, load
+from .settings import REVIEW_TASKS, EvalRunSettings
+from .swiss import swiss_rounds
+from .tasks import SPECS, Unit, check_no_leak, task_units
+
+TABLES = StageTables(EVAL_RUN_CALLS, EVAL_RUN_CALL_FAILURES, "unit_id", "evalruns",
+                     keep_unrequested=True)
+# Answers are ratings and choices, not claims: the integrity gate checks none of them.
+_OPEN = Gate(FieldPolicy(re.compile(""), NEVER, NEVER))
+SETS: dict[str, TableSchema] = {"stratified": EVAL_REVIEW_STRATIFIED,
+                                "anchors": EVAL_REVIEW_ANCHORS, "pointwise": EVAL_POINTWISE,
+                                "pairwise": EVAL_PAIRWISE, "groupwise": EVAL_GROUPWISE}
+_NEEDS = {"direct": ("stratified",), "anchor": ("stratified", "anchors"),
+          "group": ("stratified",), "elo": ("stratified",),
+          "swiss": ("stratified",), "idea_point3": ("pointwise",),
+          "idea_point2": ("pointwise",), "idea_pair": ("pairwise",),
+          "idea_group": ("groupwise",)}
+
+
+def load_prompt(version: str) -> Prompt:
+    sections, sha = read_sections(version, ("system", "user", "repair"),
+                                  package="vault_pipeline.evalruns", folder="prompts")
+    return Prompt(version, sections["system"], sections["user"], sections["repair"], sha)
+
+
+def prompt_versions() -> list[str]:
+    root = resources.files("vault_pipeline.evalruns") / "prompts"
+    return sorted(p.name.removesuffix(".md") for p in root.iterdir() if p.name.endswith(".md"))
+
+
+def render(prompt: Prompt, unit: Unit) -> tuple[dict[str, str], ...]:
+    user = prompt.user
+    for name, value in unit.fields.items():
+        user = user.replace("{{" + name + "}}", value)
+    return ({"role": "system", "content": prompt.system}, {"role": "user", "content": user})
+
+
+@dataclass
+class TaskStats:
+    calls: int = 0  # requests sent to the backend, re-asks included
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class RunReport:
+    run_id: str
+    units: int = 0  # calls the run consists of (all tasks, all repeats)
+    reused: int = 0
+    asked: int = 0
+    quarantined: int = 0
+    by_task: dict[str, TaskStats] = field(default_factory=lambda: defaultdict(TaskStats))
+    similarity_method: str | None = None
+
+
+class Metered(Backend):
+    """A backend that counts what went through it, per task (the benchmark and the report
+    read these; the tables keep tokens per call)."""
+
+    name = "metered"
+
+    def __init__(self, inner: Backend, task_of: dict[str, str], report: RunReport) -> None:
+        super().__init__(inner.model)
+        self.inner, self.task_of, self.report = inner, task_of, report
+        self.deterministic = inner.deterministic  # a batch file cannot be asked again
+        self.tokens: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+
+    def generate(self, requests: Sequence[Request]) -> list[Answer]:
+        answers = self.inner.generate(requests)
+        for answer in answers:
+            stats = self.report.by_task[self.task_of[answer.custom_id]]
+            stats.calls += 1
+            stats.tokens_in += answer.tokens_in or 0
+            stats.tokens_out += answer.tokens_out or 0
+            self.tokens[answer.custom_id][0] += answer.tokens_in or 0
+            self.tokens[answer.custom_id][1] += answer.tokens_out or 0
+        return answers
+
+
+def read_sets(paths: VaultPaths, tasks: Sequence[str]) -> dict[str, pl.DataFrame]:
+    needed = sorted({name for t in tasks for name in _NEEDS[t]})
+    missing = [SETS[n].name for n in needed if not exists(paths, SETS[n])]
+    if missing:
+        raise VaultError(f"evaluation run: no {', '.join(missing)} table yet; materialize "
+                         "the evaluation sets first (`vault materialize --select "
+                         "group:evaluation`)")
+    return {n: load(paths, SETS[n]) for n in needed}
+
+
+def build_units(paths: VaultPaths, settings: EvalRunSettings, sets: dict[str, pl.DataFrame],
+                report: RunReport) -> list[Unit]:
+    units: list[Unit] = []
+    for task in settings.tasks:
+        similarity = None
+        if task == "anchor":
+            sample, anchors = sets["stratified"], sets["anchors"]
+            texts = [topic_text(t, a) for t, a in [*anchors.select("title", "abstract").rows(),
+                                                   *sample.select("title", "abstract").rows()]]
+            space = topic_space(paths, texts, settings.embedder)
+            report.similarity_method = space.method
+            rows = list(range(anchors.height, anchors.height + sample.height))
+            similarity = space.similarity(rows, list(range(anchors.height))) \
+                if anchors.height and sample.height else None
+            if similarity is None:
+                raise VaultError("anchor rating needs anchors and a sample: the "
+                                 "eval_review_anchors table is empty")
+        units += task_units(task, sets, settings, similarity)
+    check_no_leak(units)
+    return units
+
+
+def input_hash(unit_id: str, backend: Backend, generation: str, prompt: Prompt,
+               messages: tuple[dict[str, str], ...], schema: dict) -> str:
+    """The cache key of one call; the unit id (run, task, item, repeat) keeps two items
+    with the same text (two identical ideas) two calls."""
+    payload = json.dumps([unit_id, backend.name, backend.model, generation,
+                          prompt.version, prompt.sha256, messages, schema],
+                         sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _done_hashes(paths: VaultPaths, retry_failures: bool) -> set[str]:
+    done = set(load(paths, EVAL_RUN_CALLS).get_column("input_hash").to_list())
+    if not retry_failures:
+        done |= set(load(paths, EVAL_RUN_CALL_FAILURES).get_column("input_hash").to_list())
+    return done
+
+
+def run_evaluation(paths: VaultPaths, settings: EvalRunSettings,
+                   backend: Backend | None = None,
+                   log: Callable[[str], object] = print) -> RunReport:
+    """Ask every call of the run not yet answered (or quarantined), then write the
+    predictions and metrics of the run. ``backend`` replaces the configured one (tests)."""
+    from .results import write_results
+
+    report = RunReport(settings.run_id)
+    sets = read_sets(paths, settings.tasks)
+    units = build_units(paths, settings, sets, report)
+    prompts = {t: load_prompt(SPECS[t].prompt) for t in settings.tasks}
+    for repeat in range(settings.repeats):
+        backend_settings = settings.backend_settings(repeat)
+        engine = backend or make_backend(backend_settings)
+        if not engine.uses_prompt:
+            raise VaultError(f"evaluation runs need an LLM backend (openai, vllm or "
+                             f"batch_file), not {engine.name!r}")
+        ask = _Ask(paths, settings, engine, prompts, repeat, report, log)
+        ask(units)
+        if "swiss" in settings.tasks:
+            swiss_rounds(ask, sets["stratified"], settings)
+        if backend is None:
+            engine.close()
+    write_results(paths, settings, sets, report)
+    return report
+
+
+@dataclass
+class _Ask:
+    """Asks units of one repeat: renders and keys them, checks the budget, then runs them
+    through the incremental runner (answered ones are reused)."""
+
+    paths: VaultPaths
+    settings: EvalRunSettings
+    engine: Backend
+    prompts: dict[str, Prompt]
+    repeat: int
+    report: RunReport
+    log: Callable[[str], object]
+
+    def __call__(self, units: list[Unit]) -> list[str]:
+        """Ask ``units``; their unit ids, in order."""
+        settings, repeat = self.settings, self.repeat
+        backend_settings = settings.backend_settings(repeat)
+        requests: list[Request] = []
+        meta: dict[str, tuple[Unit, str, Prompt]] = {}
+        task_of: dict[str, str] = {}
+        for unit in units:
+            prompt, spec = self.prompts[unit.task], SPECS[unit.task]
+            messages = render(prompt, unit)
+            schema = spec.model.model_json_schema()
+            unit_id = f"{settings.run_id}:{unit.task}:{unit.item_id}:{repeat}"
+            key = input_hash(unit_id, self.engine, backend_settings.generation_key(), prompt,
+                             messages, schema)
+            paper = PaperInput(unit_id, unit.task, "", None, None, ABSTRACT_ONLY, None)
+            requests.append(Request(key, paper, messages, schema, f"eval_{unit.task}"))
+            meta[key], task_of[key] = (unit, unit_id, prompt), unit.task
+        self.report.units += len(requests)
+        _check_budget(self.paths, settings, requests, backend_settings.retry_failures,
+                      self.report.asked)
+        metered = Metered(self.engine, task_of, self.report)
+        asker = _Asker(settings, metered, self.engine, self.prompts, meta, repeat,
+                       backend_settings.max_retries, self.report)
+        counts = run_incremental(self.paths, TABLES, requests, asker,
+                                 batch_size=backend_settings.batch_size,
+                                 retry_failures=backend_settings.retry_failures, log=self.log,
+                                 label=f"evaluation run {settings.run_id} (repeat {repeat})",
+                                 unit="calls", action="ask")
+        self.report.reused += counts.reused
+        self.report.asked += counts.processed
+        return [meta[r.custom_id][1] for r in requests]
+
+    def answers(self, unit_ids: list[str]) -> dict[str, dict]:
+        """The answers of these units (a quarantined one has none)."""
+        calls = load(self.paths, EVAL_RUN_CALLS).filter(
+            pl.col("unit_id").is_in(unit_ids))
+        return {u: json.loads(a) for u, a in calls.select("unit_id", "answer").rows()}
+
+
+@dataclass
+class _Asker:
+    """One repeat's batches through ``run_batch``, one task (prompt, answer model) at a
+    time, as rows of the calls and failures tables."""
+
+    settings: EvalRunSettings
+    metered: Metered
+    engine: Backend
+    prompts: dict[str, Prompt]
+    meta: dict[str, tuple[Unit, str, Prompt]]
+    repeat: int
+    max_retries: int
+    report: RunReport
+
+    def __call__(self, batch: list[Request]) -> tuple[list[dict], list[dict]]:
+        records, failures = [], []
+        by_task: dict[str, list[Request]] = defaultdict(list)
+        for request in batch:
+            by_task[self.meta[request.custom_id][0].task].append(request)
+        for task, asked in by_task.items():
+            started = time.perf_counter()
+            outcome = run_batch(self.metered, asked, self.prompts[task], self.max_retries,
+                                lambda _: _OPEN, SPECS[task].model)
+            self.report.by_task[task].seconds += time.perf_counter() - started
+            for done in outcome.accepted:
+                tokens = self.metered.tokens[done.request.custom_id]
+                records.append(self._row(done.request.custom_id, done.attempts) | {
+                    "answer": json.dumps(done.record.model_dump(), sort_keys=True),
+                    "tokens_in": tokens[0], "tokens_out": tokens[1],
+                    "cost": self.settings.cost(tokens[0], tokens[1]), "created_at": now()})
+            for bad in outcome.rejected:
+                failures.append(self._row(bad.request.custom_id, bad.attempts) | {
+                    "reason": bad.reasons[-1], "reasons": bad.reasons,
+                    "raw_answer": bad.answer.text, "failed_at": now()})
+        return records, failures
+
+    def _row(self, key: str, attempts: int) -> dict:
+        unit, unit_id, prompt = self.meta[key]
+        return {"unit_id": unit_id, "input_hash": key, "run_id": self.settings.run_id,
+                "task": unit.task, "item_id": unit.item_id, "items": list(unit.items),
+                "repeat": self.repeat, "backend": self.engine.name, "model": self.engine.model,
+                "prompt_version": prompt.version, "prompt_sha256": prompt.sha256,
+                "attempts": attempts}
+
+
+def _check_budget(paths: VaultPaths, settings: EvalRunSettings, requests: list[Request],
+                  retry_failures: bool, spent: int) -> None:
+    """Refuse before asking anything when the new calls would exceed the budget (``spent``:
+    asked by earlier repeats of this run)."""
+    if settings.call_budget is None:
+        return
+    done = _done_hashes(paths, retry_failures)
+    new = sum(r.custom_id not in done for r in requests) + spent
+    if new > settings.call_budget:
+        raise VaultError(f"evaluation run {settings.run_id}: {new} new calls exceed the call "
+                         f"budget of {settings.call_budget}; raise `call_budget` or run "
+                         "fewer tasks")
+
+
+__all__ = ["REVIEW_TASKS", "RunReport", "TaskStats", "prompt_versions", "run_evaluation"]

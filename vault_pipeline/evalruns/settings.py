@@ -1,0 +1,81 @@
+"""Settings of one evaluation run. The backend is the ideas stage's (`IdeasSettings`, given
+as `ideas`); `model` and `temperature` here override it so a run names its evaluator."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from ..errors import VaultError
+from ..ideas.settings import IdeasSettings
+
+REVIEW_TASKS = ("direct", "anchor", "group", "elo", "swiss")
+IDEA_TASKS = ("idea_point3", "idea_point2", "idea_pair", "idea_group")
+TASKS = REVIEW_TASKS + IDEA_TASKS
+
+
+@dataclass(frozen=True)
+class EvalRunSettings:
+    run_id: str = "default"
+    tasks: tuple[str, ...] = TASKS
+    model: str | None = None
+    temperature: float = 0.0
+    seed: int = 0  # groups, Elo pairings and presentation orders; backend seed = seed + repeat
+    repeats: int = 1  # test-retest: every call asked this many times (different seeds)
+    call_budget: int | None = None  # most new calls a run may make (None: no limit)
+    anchors_k: int = 3
+    group_size: int = 5
+    elo_pairs_per_paper: int = 10
+    elo_k: float = 32.0
+    accept_threshold: float = 6.0
+    bootstrap: int = 1000
+    embedder: str = "embedded"  # as the evaluation sets: `embedded`, a model, or `lexical`
+    price_in: float | None = None  # per million prompt tokens, for the cost of each call
+    price_out: float | None = None  # per million completion tokens
+
+    def cost(self, tokens_in: int, tokens_out: int) -> float | None:
+        """What a call's tokens cost at the run's prices (None without prices)."""
+        if self.price_in is None and self.price_out is None:
+            return None
+        return (tokens_in * (self.price_in or 0.0) + tokens_out * (self.price_out or 0.0)) / 1e6
+    ideas: dict[str, Any] = field(default_factory=dict)  # backend settings (IdeasSettings)
+
+    def __post_init__(self) -> None:
+        problems = [f"unknown task {t!r} (known: {', '.join(TASKS)})"
+                    for t in self.tasks if t not in TASKS]
+        if self.repeats < 1:
+            problems.append("repeats must be at least 1")
+        if self.group_size < 2 or self.anchors_k < 1 or self.elo_pairs_per_paper < 2:
+            problems.append("group_size >= 2, anchors_k >= 1, elo_pairs_per_paper >= 2")
+        if self.call_budget is not None and self.call_budget < 0:
+            problems.append("call_budget cannot be negative")
+        if not self.run_id or ":" in self.run_id:
+            problems.append("run_id must be a non-empty name without ':'")
+        if problems:
+            raise VaultError("evaluation-run settings: " + "; ".join(problems))
+
+    @classmethod
+    def resolve(cls, overrides: Mapping[str, Any] | None = None) -> EvalRunSettings:
+        """Defaults with the given (non-null) values replaced; unknown names are an error."""
+        values = {k: v for k, v in (overrides or {}).items() if v is not None}
+        unknown = set(values) - {f.name for f in fields(cls)}
+        if unknown:
+            raise VaultError(f"unknown evaluation-run settings: {sorted(unknown)}")
+        if "tasks" in values:
+            values["tasks"] = tuple(values["tasks"])
+        return cls(**values)
+
+    def backend_settings(self, repeat: int = 0) -> IdeasSettings:
+        """The ideas stage's backend settings with this run's model, temperature and seed."""
+        changes = {"model": self.model, "temperature": self.temperature,
+                   "seed": self.seed + repeat}
+        base = IdeasSettings.resolve({k: v for k, v in self.ideas.items() if k != "prompt"})
+        return base.replace(**{k: v for k, v in changes.items() if v is not None})
+
+    def fingerprint(self) -> str:
+        text = json.dumps(dataclasses.asdict(self), sort_keys=True, default=list)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
