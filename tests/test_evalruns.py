@@ -207,9 +207,9 @@ def test_assets_run_only_when_selected_then_report_and_sql(sets: VaultPaths,
     from typer.testing import CliRunner
 
     from vault_pipeline.cli import ON_REQUEST, app
-    from vault_pipeline.definitions import defs
+    from vault_pipeline.definitions import build_defs
 
-    graph = defs.resolve_asset_graph()
+    graph = build_defs(sets).resolve_asset_graph()
     default = (dg.AssetSelection.all() - dg.AssetSelection.groups(*ON_REQUEST)).resolve(graph)
     assert dg.AssetKey("eval_run_metrics") not in default
     config = tmp_path / "run.yaml"

@@ -18,7 +18,6 @@ from ..schemas import (
     EVAL_RUN_METRICS,
     EVAL_RUN_PREDICTIONS,
 )
-from .io import load
 
 REVIEW_ROWS = ("direct", "anchor", "group", "elo", "bradley_terry", "swiss")
 REVIEW_COLUMNS = ("pearson", "spearman", "kendall", "mse", "inflation", "auc", "kappa_fixed",
@@ -58,7 +57,7 @@ def metrics_table(metrics: pl.DataFrame, tasks: tuple[str, ...], columns: tuple[
 def bin_table(paths: VaultPaths, run_id: str) -> str:
     """Calibration by human score bin: the mean prediction of each paradigm (mean over
     repeats) beside the mean human rating of the bin, where a scatter plot would show it."""
-    preds = load(paths, EVAL_RUN_PREDICTIONS).filter(
+    preds = paths.store.read(EVAL_RUN_PREDICTIONS).filter(
         (pl.col("run_id") == run_id) & pl.col("human").is_not_null()
         & pl.col("task").is_in(list(REVIEW_ROWS)))
     if preds.is_empty():
@@ -82,9 +81,9 @@ def bin_table(paths: VaultPaths, run_id: str) -> str:
 
 
 def cost_table(paths: VaultPaths, run_id: str) -> str:
-    calls = load(paths, EVAL_RUN_CALLS).filter(
+    calls = paths.store.read(EVAL_RUN_CALLS).filter(
         pl.col("run_id") == run_id)
-    failed = load(paths, EVAL_RUN_CALL_FAILURES).filter(pl.col("run_id") == run_id)
+    failed = paths.store.read(EVAL_RUN_CALL_FAILURES).filter(pl.col("run_id") == run_id)
     summary = calls.group_by("task").agg(answered=pl.len(), attempts=pl.col("attempts").sum(),
                                          tokens_in=pl.col("tokens_in").sum(),
                                          tokens_out=pl.col("tokens_out").sum(),
@@ -103,7 +102,7 @@ def cost_table(paths: VaultPaths, run_id: str) -> str:
 
 def noise_ceiling(paths: VaultPaths) -> str:
     """The human ceiling of the stratified sample's card (ICC and the Spearman ceiling)."""
-    cards = load(paths, EVAL_CARDS).filter(
+    cards = paths.store.read(EVAL_CARDS).filter(
         pl.col("set_name") == "review_stratified")
     if cards.is_empty():
         return "No card of the stratified sample: no human ceiling to show."
@@ -115,7 +114,7 @@ def noise_ceiling(paths: VaultPaths) -> str:
 
 
 def render_report(paths: VaultPaths, run_id: str) -> str:
-    metrics = load(paths, EVAL_RUN_METRICS).filter(
+    metrics = paths.store.read(EVAL_RUN_METRICS).filter(
         pl.col("run_id") == run_id)
     if metrics.is_empty():
         raise VaultError(f"no evaluation run {run_id!r}; runs with results: "
@@ -142,7 +141,7 @@ def render_report(paths: VaultPaths, run_id: str) -> str:
 
 
 def known_runs(paths: VaultPaths) -> list[str]:
-    metrics = load(paths, EVAL_RUN_METRICS)
+    metrics = paths.store.read(EVAL_RUN_METRICS)
     return sorted(set(metrics.get_column("run_id").to_list()))
 
 

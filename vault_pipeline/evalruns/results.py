@@ -15,7 +15,6 @@ from ..ideas.incremental import rows_frame
 from ..paths import VaultPaths
 from ..schemas import EVAL_RUN_CALLS, EVAL_RUN_METRICS, EVAL_RUN_PREDICTIONS, TableSchema
 from . import metrics as m
-from .io import load, save
 from .scores import bradley_terry, elo
 from .settings import REVIEW_TASKS, EvalRunSettings
 from .swiss import SCORE
@@ -26,7 +25,7 @@ STRENGTHS = ("elo", "bradley_terry", "swiss")
 
 
 def _calls(paths: VaultPaths, run_id: str) -> list[dict[str, Any]]:
-    calls = load(paths, EVAL_RUN_CALLS)
+    calls = paths.store.read(EVAL_RUN_CALLS)
     rows = calls.filter(pl.col("run_id") == run_id).sort("task", "repeat", "item_id").to_dicts()
     for row in rows:
         row["answer"] = json.loads(row["answer"])
@@ -214,9 +213,9 @@ def run_metrics(run_id: str, preds: list[dict[str, Any]], settings: EvalRunSetti
 
 
 def _replace_run(paths: VaultPaths, schema: TableSchema, run_id: str, rows: list[dict]) -> int:
-    old = load(paths, schema).filter(pl.col("run_id") != run_id)
+    old = paths.store.read(schema).filter(pl.col("run_id") != run_id)
     frame = pl.concat([old, rows_frame(rows, schema)], how="vertical_relaxed")
-    return save(paths, schema, frame)
+    return paths.store.write(schema, frame)
 
 
 def write_results(paths: VaultPaths, settings: EvalRunSettings, sets: dict[str, pl.DataFrame],

@@ -34,7 +34,6 @@ from ..schemas import (
     EVAL_RUN_CALLS,
     TableSchema,
 )
-from .io import exists, load
 from .settings import REVIEW_TASKS, EvalRunSettings
 from .swiss import swiss_rounds
 from .tasks import SPECS, Unit, check_no_leak, task_units
@@ -116,12 +115,12 @@ class Metered(Backend):
 
 def read_sets(paths: VaultPaths, tasks: Sequence[str]) -> dict[str, pl.DataFrame]:
     needed = sorted({name for t in tasks for name in _NEEDS[t]})
-    missing = [SETS[n].name for n in needed if not exists(paths, SETS[n])]
+    missing = [SETS[n].name for n in needed if not paths.store.exists(SETS[n])]
     if missing:
         raise VaultError(f"evaluation run: no {', '.join(missing)} table yet; materialize "
                          "the evaluation sets first (`vault materialize --select "
                          "group:evaluation`)")
-    return {n: load(paths, SETS[n]) for n in needed}
+    return {n: paths.store.read(SETS[n]) for n in needed}
 
 
 def build_units(paths: VaultPaths, settings: EvalRunSettings, sets: dict[str, pl.DataFrame],
@@ -157,9 +156,9 @@ def input_hash(unit_id: str, backend: Backend, generation: str, prompt: Prompt,
 
 
 def _done_hashes(paths: VaultPaths, retry_failures: bool) -> set[str]:
-    done = set(load(paths, EVAL_RUN_CALLS).get_column("input_hash").to_list())
+    done = set(paths.store.read(EVAL_RUN_CALLS).get_column("input_hash").to_list())
     if not retry_failures:
-        done |= set(load(paths, EVAL_RUN_CALL_FAILURES).get_column("input_hash").to_list())
+        done |= set(paths.store.read(EVAL_RUN_CALL_FAILURES).get_column("input_hash").to_list())
     return done
 
 
@@ -237,7 +236,7 @@ class _Ask:
 
     def answers(self, unit_ids: list[str]) -> dict[str, dict]:
         """The answers of these units (a quarantined one has none)."""
-        calls = load(self.paths, EVAL_RUN_CALLS).filter(
+        calls = self.paths.store.read(EVAL_RUN_CALLS).filter(
             pl.col("unit_id").is_in(unit_ids))
         return {u: json.loads(a) for u, a in calls.select("unit_id", "answer").rows()}
 

@@ -15,7 +15,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import VaultError
-from ..evalsets.idea_record import IDEA_FIELDS
+from ..records.idea import IDEA_FIELDS
 from .settings import EvalRunSettings
 
 ABSTRACT, IDEA = "abstract", "idea"
