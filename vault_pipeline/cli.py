@@ -18,15 +18,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
-import pyarrow.parquet as pq
 import typer
 
 from .cli_harvest import harvest_app
 from .errors import VaultError
-from .lock import vault_lock
+from .lazy import lazy_import
 from .paths import VaultPaths
-from .raw.zone import RawZone
-from .sql import query, table_files
+
+# Loaded on first use, so `vault --help` starts in a fraction of a second.
+lock = lazy_import("vault_pipeline.lock")
+raw_zone = lazy_import("vault_pipeline.raw.zone")
+sql_module = lazy_import("vault_pipeline.sql")
 
 app = typer.Typer(
     help="Research Idea Vault: harvest, parse and query a results-masked idea vault.",
@@ -82,7 +84,7 @@ def _import(paths: VaultPaths, sources: list[Path]) -> int:
     missing = [str(s) for s in sources if not s.exists()]
     if missing:
         raise VaultError(f"no such file or folder: {', '.join(missing)}")
-    report = RawZone(paths).import_paths(sources)
+    report = raw_zone.RawZone(paths).import_paths(sources)
     typer.echo(
         f"imported {len(report.added)} new file(s), {len(report.already_present)} already "
         f"present, {len(report.rejected)} rejected"
@@ -277,7 +279,7 @@ def materialize(
     try:
         level = "DEBUG" if verbose else "WARNING" if quiet else "INFO"
         paths = _paths(home)
-        with vault_lock(paths, wait, "vault materialize"):
+        with lock.vault_lock(paths, wait, "vault materialize"):
             ok = _materialize(paths, select, level, _run_config(config), strict, retry_failed)
     except VaultError as exc:
         raise _fail(str(exc)) from None
@@ -300,43 +302,82 @@ def _run_config(file: Path | None) -> dict | None:
     return loaded
 
 
-def _print_relation(relation, fmt: str, limit: int) -> None:
-    frame = relation.pl()
-    if fmt == "table":
-        import polars as pl
+SQL_FORMATS = ("table", "csv", "json", "jsonl", "markdown", "parquet")
 
-        with pl.Config(tbl_rows=limit, tbl_cols=-1, fmt_str_lengths=60,
-                       tbl_hide_dataframe_shape=False):
-            typer.echo(frame)
-    elif fmt == "json":
-        typer.echo(json.dumps(frame.to_dicts(), default=str, ensure_ascii=False))
+
+def _cell(value: object) -> object:
+    """A value for a text cell: lists and structs as JSON, the rest as they print."""
+    return json.dumps(value, default=str, ensure_ascii=False) \
+        if isinstance(value, list | dict) else value
+
+
+def _markdown(columns: list[str], rows: list[tuple]) -> str:
+    """A GitHub-flavoured Markdown table (pipes and newlines in cells escaped)."""
+    def text(value: object) -> str:
+        shown = "" if value is None else str(_cell(value))
+        return shown.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(text(c) for c in columns) + " |",
+             "|" + "|".join("---" for _ in columns) + "|"]
+    lines += ["| " + " | ".join(text(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _print_relation(relation, fmt: str, limit: int, output: Path | None = None) -> None:
+    """Print (or write) a DuckDB result. Only DuckDB is used: no Polars or Arrow import
+    for the text formats, so `vault sql` answers in a fraction of a second."""
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        target = output if output is not None else sys.stdout.buffer
+        pq.write_table(relation.to_arrow_table(), target, compression="zstd")
+        return
+    if fmt == "table":
+        relation.show(max_rows=limit)
+        return
+    columns, rows = relation.columns, relation.fetchall()
+    if fmt == "json":
+        typer.echo(json.dumps([dict(zip(columns, row, strict=True)) for row in rows],
+                              default=str, ensure_ascii=False))
     elif fmt == "jsonl":
-        for row in frame.iter_rows(named=True):
-            typer.echo(json.dumps(row, default=str, ensure_ascii=False))
+        for row in rows:
+            typer.echo(json.dumps(dict(zip(columns, row, strict=True)), default=str,
+                                  ensure_ascii=False))
+    elif fmt == "markdown":
+        typer.echo(_markdown(columns, rows))
     else:
         writer = csv.writer(sys.stdout)
-        writer.writerow(frame.columns)
-        for row in frame.iter_rows():
-            writer.writerow([json.dumps(v, default=str) if isinstance(v, list) else v
-                             for v in row])
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([_cell(v) for v in row])
 
 
 @app.command()
 def sql(
     statement: Annotated[str, typer.Argument(help='A DuckDB query, e.g. "SELECT count(*) '
                                              'FROM papers".')],
-    fmt: Annotated[str, typer.Option("--format", "-f",
-                                     help="table, csv, json (an array) or jsonl.")] = "table",
+    fmt: Annotated[str, typer.Option(
+        "--format", "-f", help="table, csv, json (an array), jsonl, markdown or parquet "
+                               "(to --output, or to stdout when it is not a terminal).")]
+    = "table",
     limit: Annotated[int, typer.Option(help="Rows shown by the table format.")] = 50,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Write the result to this file (parquet).")] = None,
     home: HomeOption = None,
 ) -> None:
     """Query every table of the vault with DuckDB (each table is a view by its name)."""
-    if fmt not in {"table", "csv", "json", "jsonl"}:
-        raise _fail(f"unknown format {fmt!r} (table, csv, json, jsonl)")
+    if fmt not in SQL_FORMATS:
+        raise _fail(f"unknown format {fmt!r} ({', '.join(SQL_FORMATS)})")
+    if fmt == "parquet" and output is None and sys.stdout.isatty():
+        raise _fail("parquet is binary: give --output FILE, or redirect stdout")
+    if output is not None and fmt != "parquet":
+        raise _fail("--output writes parquet: add --format parquet")
     try:
-        _print_relation(query(_vault(home), statement), fmt, limit)
+        _print_relation(sql_module.query(_vault(home), statement), fmt, limit, output)
     except VaultError as exc:
         raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
 def _last_materializations(paths: VaultPaths, names: list[str]) -> dict[str, str]:
@@ -355,9 +396,11 @@ def _last_materializations(paths: VaultPaths, names: list[str]) -> dict[str, str
 @app.command()
 def status(home: HomeOption = None) -> None:
     """List the tables of the vault: rows, size, last materialization."""
+    import pyarrow.parquet as pq
+
     paths = _vault(home)
-    files = table_files(paths)
-    zone = RawZone(paths).files(check=False)  # `vault verify` checks them
+    files = sql_module.table_files(paths)
+    zone = raw_zone.RawZone(paths).files(check=False)  # `vault verify` checks them
     typer.echo(f"vault at {paths.home}")
     typer.echo(f"raw zone: {len(zone)} file(s), {sum(f.size_bytes for f in zone):,} bytes")
     if not files:
@@ -375,7 +418,7 @@ def status(home: HomeOption = None) -> None:
 def verify(home: HomeOption = None) -> None:
     """Check every raw file against its sha256: missing, truncated or altered files are
     listed (restore them with `vault import` of the originals); exit 1 if any."""
-    zone = RawZone(_vault(home))
+    zone = raw_zone.RawZone(_vault(home))
     records = zone.files(check=False)
     problems = zone.verify(records, full=True)
     for problem in problems:
@@ -405,21 +448,48 @@ def search_(
              "search.")] = None,
     mode: Annotated[str, typer.Option(help="hybrid (vectors and full text, fused), vector "
                                            "or text.")] = "hybrid",
+    local: Annotated[bool, typer.Option(
+        "--local", help="Search in this process even when a `vault serve` runs.")] = False,
     home: HomeOption = None,
 ) -> None:
-    """Search the vault's index; one JSON object per result line, best first."""
-    from .index.search import SearchFilters, parse_date, search_vault
+    """Search the vault's index; one JSON object per result line, best first. A `vault serve`
+    running on the same vault answers it (milliseconds); else it searches itself."""
+    from .serve import ask_running
 
     try:
-        filters = SearchFilters(view=view, before=parse_date(before, "--before"),
-                                same_field=same_field, other_fields=other_fields)
-        hits = search_vault(_vault(home), text, k=k, filters=filters, mode=mode)
+        paths = _vault(home)
+        params = {"q": text, "k": k, "view": view, "before": before, "same_field": same_field,
+                  "other_fields": other_fields, "mode": mode}
+        hits = None if local else ask_running(paths.home, params)
+        if hits is None:
+            from .index.search import SearchFilters, parse_date, search_vault
+
+            filters = SearchFilters(view=view, before=parse_date(before, "--before"),
+                                    same_field=same_field, other_fields=other_fields)
+            hits = [hit.as_dict() for hit in
+                    search_vault(paths, text, k=k, filters=filters, mode=mode)]
     except VaultError as exc:
         raise _fail(str(exc)) from None
     for hit in hits:
-        typer.echo(json.dumps(hit.as_dict(), default=str, ensure_ascii=False))
+        typer.echo(json.dumps(hit, default=str, ensure_ascii=False))
     if not hits:
         typer.secho("no result: nothing in the index matches these filters", err=True)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", "-p", help="Port.")] = 8765,
+    home: HomeOption = None,
+) -> None:
+    """Serve the vault: a JSON API (/api/search, /api/papers, /api/tables, /api/sql) and a
+    web page to search and browse papers and their views; `vault search` uses it."""
+    from .serve import run
+
+    try:
+        run(_vault(home).home, host, port)
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
 
 
 @app.command()
@@ -473,12 +543,13 @@ def demo(home: HomeOption = None) -> None:
     try:
         _import(paths, [sample_dir()])
         typer.echo("cutoff for the sample: 2025-01-01 (the default is 2026-01-01)")
-        with vault_lock(paths, 0, "vault demo"):
+        with lock.vault_lock(paths, 0, "vault demo"):
             ok = _materialize(paths, None, run_config=DEMO_RUN_CONFIG)
         typer.echo("\nlatest papers in the vault:")
-        _print_relation(query(paths, "SELECT arxiv_id, latest_version AS v, published, "
-                                     "primary_category, title FROM papers "
-                                     "ORDER BY published DESC LIMIT 5"), "table", 5)
+        _print_relation(sql_module.query(paths, "SELECT arxiv_id, latest_version AS v, "
+                                                "published, primary_category, title FROM "
+                                                "papers ORDER BY published DESC LIMIT 5"),
+                        "table", 5)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     status(home=paths.home)

@@ -14,17 +14,27 @@ import functools
 from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import httpx
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .errors import VaultError
+from .lazy import lazy_import
 from .paths import VaultPaths
-from .sources import arxiv_api, fulltext, oai_pmh, openreview, semantic_scholar
 from .sources.config import SECRET_ENV, HarvestConfig, load_config, secret
-from .sources.context import HarvestContext
+
+if TYPE_CHECKING:
+    from .sources.context import HarvestContext
+
+# The clients load on first use: `vault --help` and the other commands never pay for them.
+httpx = lazy_import("httpx")
+arxiv_api = lazy_import("vault_pipeline.sources.arxiv_api")
+fulltext = lazy_import("vault_pipeline.sources.fulltext")
+oai_pmh = lazy_import("vault_pipeline.sources.oai_pmh")
+openreview = lazy_import("vault_pipeline.sources.openreview")
+semantic_scholar = lazy_import("vault_pipeline.sources.semantic_scholar")
+sources_context = lazy_import("vault_pipeline.sources.context")
 
 harvest_app = typer.Typer(help="Harvest live sources into the raw zone (politely, resumably).",
                           no_args_is_help=True)
@@ -56,7 +66,7 @@ def _reporting(command: Callable[..., None]) -> Callable[..., None]:
 @contextlib.contextmanager
 def _context(home: Path | None, config: Path | None) -> Iterator[HarvestContext]:
     paths = VaultPaths.from_env(home).ensure()
-    with HarvestContext.open(paths, load_config(paths, config)) as ctx, Progress(
+    with sources_context.HarvestContext.open(paths, load_config(paths, config)) as ctx, Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
             TimeElapsedColumn(), transient=False) as bar:
         task = bar.add_task("starting", total=None)
@@ -108,7 +118,7 @@ def arxiv_oai(
         raise VaultError("--until is before --from")
     paths = VaultPaths.from_env(home).ensure()
     if dry_run:
-        ctx = HarvestContext.open(paths, load_config(paths, config))
+        ctx = sources_context.HarvestContext.open(paths, load_config(paths, config))
         window = (start, end) if force else oai_pmh.plan_window(ctx, start, end, prefix, oai_set)
         if window is None:
             typer.echo(f"{start}..{end} already harvested: nothing would be requested")
@@ -180,7 +190,7 @@ def arxiv_ids(
     wanted_ids = _read_ids(ids, file)
     if dry_run:
         paths = VaultPaths.from_env(home).ensure()
-        ctx = HarvestContext.open(paths, load_config(paths, config))
+        ctx = sources_context.HarvestContext.open(paths, load_config(paths, config))
         wanted, report = arxiv_api.plan_ids(ctx, wanted_ids)
         chunk = ctx.config.arxiv.ids_per_request
         typer.echo(f"would request {len(wanted)} ids in {-(-len(wanted) // chunk)} requests; "
@@ -224,7 +234,7 @@ def arxiv_fulltext(
         else settings.arxiv.fulltext.published_until)
     kinds = tuple(kind) if kind else None
     if dry_run:
-        ctx = HarvestContext.open(paths, settings)
+        ctx = sources_context.HarvestContext.open(paths, settings)
         items = fulltext.plan(ctx, scope, ids, kinds, retry_failed, max_files)
         typer.echo(f"would download {len(items)} file(s)")
         for item in items[:20]:
@@ -256,7 +266,7 @@ def harvest_openreview(
     chosen = [configured.get(v) or dataclasses.replace(settings.openreview.venues[0], id=v)
               for v in venue] if venue else list(configured.values())
     if dry_run:
-        ctx = HarvestContext.open(paths, settings)
+        ctx = sources_context.HarvestContext.open(paths, settings)
         for item in chosen:
             state = ctx.cursors.load(openreview.cursor_key("openreview", item.id))
             if state.get("complete") and not refresh:
@@ -291,7 +301,7 @@ def harvest_s2(
     paths = VaultPaths.from_env(home).ensure()
     settings = load_config(paths, config)
     if dry_run:
-        ctx = HarvestContext.open(paths, settings)
+        ctx = sources_context.HarvestContext.open(paths, settings)
         chosen = _read_ids(ids, file) if ids or file else semantic_scholar.post_cutoff_ids(ctx)
         wanted, skipped = semantic_scholar.plan_lookups(ctx, chosen, references, refresh)
         size = min(semantic_scholar.MAX_BATCH, settings.s2.batch_size)

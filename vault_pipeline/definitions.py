@@ -4,6 +4,7 @@
 import dagster as dg
 
 from assets import VaultResource, all_assets, all_checks
+from assets.io_manager import VaultTableIOManager
 from sensors import all_jobs, all_schedules, all_sensors
 
 defs = dg.Definitions(
@@ -12,5 +13,5 @@ defs = dg.Definitions(
     jobs=all_jobs,
     sensors=all_sensors,
     schedules=all_schedules,
-    resources={"vault": VaultResource()},
+    resources={"vault": VaultResource(), "io_manager": VaultTableIOManager()},
 )

@@ -47,6 +47,16 @@ def _only_queries(connection: duckdb.DuckDBPyConnection, sql: str) -> None:
             raise VaultError(f"{kind} refused: `vault sql` is read-only and runs queries only")
 
 
+HINTS = ("Did you mean", "Candidate bindings")
+
+
+def _one_line(message: str) -> str:
+    """DuckDB's first line, with its hint ("Did you mean "papers"?") kept on it."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    hints = [line for line in lines[1:] if line.startswith(HINTS)]
+    return " ".join(lines[:1] + hints)
+
+
 def query(paths: VaultPaths, sql: str) -> duckdb.DuckDBPyRelation:
     """Run one query; a bad query, a write or a missing table is a VaultError with DuckDB's
     message."""
@@ -55,7 +65,7 @@ def query(paths: VaultPaths, sql: str) -> duckdb.DuckDBPyRelation:
         _only_queries(connection, sql)
         relation = connection.sql(sql)
     except duckdb.Error as exc:
-        message = str(exc).splitlines()[0]
+        message = _one_line(str(exc))
         if not table_files(paths):
             message += " (the vault has no tables yet: run `vault demo` or `vault materialize`)"
         raise VaultError(message) from None
