@@ -8,6 +8,7 @@ import csv
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +38,21 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(harvest_app, name="harvest")
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        typer.echo(f"vault {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option(
+        "--version", callback=_show_version, is_eager=True,
+        help="Print the version and exit.")] = False) -> None:
+    """Research Idea Vault: harvest, parse and query a results-masked idea vault."""
 
 HomeOption = Annotated[
     Path | None,
@@ -228,6 +244,32 @@ def _user_errors_in_one_line() -> Iterator[None]:
         logging.setLoggerClass(previous)
 
 
+def _no_match(graph, select: str) -> str:
+    """Which names of a selection are unknown, with the closest assets or groups."""
+    assets, groups, hints = _unknown_names(graph, select)
+    detail = "; ".join(hints) or f"known assets: {', '.join(assets)}"
+    return f"no asset matches {select!r} ({detail}); groups: {', '.join(groups)}"
+
+
+def _unknown_names(graph, select: str) -> tuple[list[str], list[str], list[str]]:
+    """(assets, groups, a hint per unknown name of the selection)."""
+    import difflib
+
+    assets = sorted(k.to_user_string() for k in graph.get_all_asset_keys())
+    groups = sorted({graph.get(k).group_name for k in graph.get_all_asset_keys()} - {None})
+    hints = []
+    for token in re.findall(r"(group:)?([A-Za-z_][\w/]*)", select):
+        is_group, name = token
+        known = groups if is_group else assets
+        if name in known or name in {"and", "or", "not", "key", "group", "tag", "kind"}:
+            continue
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        what = "group" if is_group else "asset"
+        hints.append(f"{what} {name!r}: did you mean {' or '.join(close)}?" if close
+                     else f"no {what} {name!r}")
+    return assets, groups, hints
+
+
 def _resolve_selection(defs, select: str):
     """Parse a selection and widen it to whole multi-assets (`papers` brings
     `papers_rejected`, which the same step writes)."""
@@ -237,12 +279,13 @@ def _resolve_selection(defs, select: str):
     try:
         keys = dg.AssetSelection.from_string(select).resolve(graph)
     except dg.DagsterInvalidSubsetError:
-        known = ", ".join(sorted(k.to_user_string() for k in graph.get_all_asset_keys()))
-        raise VaultError(f"no asset matches {select!r}; known assets: {known}") from None
+        raise VaultError(_no_match(graph, select)) from None
     except Exception as exc:  # noqa: BLE001 - selection syntax errors come in many types
+        if _unknown_names(graph, select)[2]:
+            raise VaultError(_no_match(graph, select)) from None
         raise VaultError(f"cannot parse selection {select!r}: {exc}") from None
     if not keys:
-        raise VaultError(f"selection {select!r} matches no asset")
+        raise VaultError(_no_match(graph, select))
     widened = set(keys)
     for definition in defs.assets:
         if set(definition.keys) & keys:

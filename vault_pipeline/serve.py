@@ -26,6 +26,7 @@ from starlette.routing import Route
 
 from .api import Vault
 from .errors import VaultError
+from .paths import VaultPaths
 
 SERVE_FILE = "serve.json"
 MAX_ROWS = 1_000  # rows a SQL answer or a page of papers carries at most
@@ -112,9 +113,10 @@ def _page(request: Request) -> HTMLResponse:
     return HTMLResponse(page.read_text(encoding="utf-8"))
 
 
-def create_app(home: str | os.PathLike[str] | None = None, warm: bool = True) -> Starlette:
+def create_app(home: str | os.PathLike[str] | None = None, warm: bool = True,
+               on_ready: Callable[[], None] | None = None) -> Starlette:
     """The web app over one vault; ``warm`` loads the index and the model at start-up, so
-    the first search is as fast as the others."""
+    the first search is as fast as the others; ``on_ready`` runs once that is done."""
     vault = Vault(home)
 
     @asynccontextmanager
@@ -122,6 +124,8 @@ def create_app(home: str | os.PathLike[str] | None = None, warm: bool = True) ->
         if warm:
             with contextlib.suppress(VaultError):  # no index yet: searches will say so
                 vault.search("warm up", k=1)
+        if on_ready is not None:
+            on_ready()
         yield
 
     app = Starlette(routes=[
@@ -137,19 +141,32 @@ def create_app(home: str | os.PathLike[str] | None = None, warm: bool = True) ->
 
 
 def run(home: str | os.PathLike[str] | None, host: str, port: int) -> None:
-    """Serve until interrupted; the address is published in ``serve.json`` meanwhile."""
+    """Serve until interrupted. The socket is bound first (a busy port is a one-line error),
+    and the address is published in ``serve.json`` only once searches are warm."""
+    import socket
+
     import uvicorn
 
-    app = create_app(home)
-    vault: Vault = app.state.vault
-    marker = serve_file(vault.paths.home)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    marker.write_text(json.dumps({"url": f"http://{shown}:{port}", "pid": os.getpid()}))
-    print(f"serving {vault.paths.home} on http://{shown}:{port} (Ctrl+C to stop)", flush=True)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        server.run()
+        listener.bind((host, port))
+    except OSError as exc:
+        listener.close()
+        raise VaultError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    port = listener.getsockname()[1]
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    url = f"http://{shown}:{port}"
+    marker = serve_file(VaultPaths.from_env(home).existing().home)
+
+    def ready() -> None:
+        marker.write_text(json.dumps({"url": url, "pid": os.getpid()}))
+        print(f"serving {marker.parent} on {url} (Ctrl+C to stop)", flush=True)
+
+    server = uvicorn.Server(uvicorn.Config(create_app(home, on_ready=ready), log_level="warning"))
+    try:
+        server.run(sockets=[listener])
     finally:
         marker.unlink(missing_ok=True)
 
