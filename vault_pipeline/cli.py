@@ -30,6 +30,7 @@ from .paths import VaultPaths
 lock = lazy_import("vault_pipeline.lock")
 raw_zone = lazy_import("vault_pipeline.raw.zone")
 sql_module = lazy_import("vault_pipeline.sql")
+fingerprints = lazy_import("vault_pipeline.fingerprints")
 
 app = typer.Typer(
     help="Research Idea Vault: harvest, parse and query a results-masked idea vault.",
@@ -138,11 +139,49 @@ def import_(
 LIVE_GROUP = "harvest"  # network harvests run only when selected by name or group
 
 
+def _nothing_to_do(count: int) -> bool:
+    typer.echo(f"  nothing to do: {count} asset(s) up to date (no input, setting or code "
+               "changed since they were built; --force runs them anyway)")
+    return True
+
+
+def _graph_nodes(defs) -> dict[str, fingerprints.Node]:
+    """The asset graph as the fingerprint check keeps it (no Dagster needed to read it)."""
+    graph = defs.resolve_asset_graph()
+    op_of = {k.to_user_string(): a.node_def.name for a in defs.assets for k in a.keys}
+    nodes = {}
+    for key in graph.get_all_asset_keys():
+        name, node = key.to_user_string(), graph.get(key)
+        nodes[name] = fingerprints.Node(op_of.get(name, name),
+                                        tuple(p.to_user_string() for p in node.parent_keys),
+                                        node.group_name)
+    return nodes
+
+
+def _config_for(run_config: dict | None, due: set[str],
+                nodes: dict[str, fingerprints.Node]) -> dict | None:
+    """The run config without the ops of skipped assets (Dagster refuses config for ops
+    that are not in the run); their checks' ops are named `<asset>_<check>`."""
+    if not run_config or "ops" not in run_config:
+        return run_config
+    ops = {nodes[a].op for a in due}
+    kept = {name: value for name, value in run_config["ops"].items()
+            if name in ops or any(name.startswith(f"{a}_") for a in due)}
+    return {**run_config, "ops": kept}
+
+
 def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
                  run_config: dict | None = None, strict: bool = False,
-                 retry_failed: bool = False) -> bool:
-    """Run the selection; True when it succeeded and no error-level check failed (with
-    ``strict``, no warning-level check either)."""
+                 retry_failed: bool = False, force: bool = False) -> bool:
+    """Run the selection's assets whose inputs changed (all of them with ``force``); True
+    when it succeeded and no error-level check failed (with ``strict``, no warning-level
+    check either)."""
+    force = force or retry_failed
+    if select is None and not force:  # the common refresh: decided without Dagster
+        state = fingerprints.load(paths)
+        default = [a for a, node in state.graph.items() if node.group != LIVE_GROUP]
+        if default and not fingerprints.stale(paths, state, default, run_config):
+            return _nothing_to_do(len(default))
     import dagster as dg
 
     # Beta notices about Dagster's own API (partitions, selections) are not the user's to act on.
@@ -162,6 +201,19 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
             ops["documents"] = {**documents, "config": {**documents.get("config", {}),
                                                         "retry_failed": True}}
             run_config = {**(run_config or {}), "ops": ops}
+        nodes = _graph_nodes(defs)
+        if not force:
+            wanted = {k.to_user_string() for k in selection.resolve(defs.resolve_asset_graph())}
+            state = fingerprints.load(paths)
+            state.graph = nodes
+            due = fingerprints.stale(paths, state, wanted, run_config)
+            if not due:
+                fingerprints.record(paths, nodes, [], run_config)  # keep the graph for next time
+                return _nothing_to_do(len(wanted))
+            if len(due) < len(wanted):
+                typer.echo(f"  {len(wanted) - len(due)} asset(s) up to date, skipped")
+                selection = dg.AssetSelection.assets(*due)
+                run_config = _config_for(run_config, due, nodes)
         with _user_errors_in_one_line():
             result = dg.materialize(
                 everything, instance=instance, resources=defs.resources, selection=selection,
@@ -171,6 +223,9 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
             )
     except dg.DagsterError as exc:
         raise VaultError(f"cannot materialize {select!r}: {exc}") from None
+    built = [e.step_materialization_data.materialization.asset_key.to_user_string()
+             for e in result.get_asset_materialization_events()]
+    fingerprints.record(paths, nodes, built, run_config)
     for event in result.get_asset_materialization_events():
         materialization = event.step_materialization_data.materialization
         rows = materialization.metadata.get("dagster/row_count")
@@ -316,6 +371,9 @@ def materialize(
     wait: Annotated[float, typer.Option(
         "--wait", metavar="SECONDS", help="Wait this long for another run on the vault to "
         "finish (default: refuse at once).")] = 0,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Run every selected asset, even those whose inputs, settings and "
+        "code did not change since they were built.")] = False,
 ) -> None:
     """Materialize assets in-process, recorded in the vault's Dagster instance (one run at a
     time per vault)."""
@@ -323,7 +381,8 @@ def materialize(
         level = "DEBUG" if verbose else "WARNING" if quiet else "INFO"
         paths = _paths(home)
         with lock.vault_lock(paths, wait, "vault materialize"):
-            ok = _materialize(paths, select, level, _run_config(config), strict, retry_failed)
+            ok = _materialize(paths, select, level, _run_config(config), strict, retry_failed,
+                              force)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     if not ok:
