@@ -114,9 +114,11 @@ def _page(request: Request) -> HTMLResponse:
 
 
 def create_app(home: str | os.PathLike[str] | None = None, warm: bool = True,
-               on_ready: Callable[[], None] | None = None) -> Starlette:
+               on_ready: Callable[[], None] | None = None,
+               on_stop: Callable[[], None] | None = None) -> Starlette:
     """The web app over one vault; ``warm`` loads the index and the model at start-up, so
-    the first search is as fast as the others; ``on_ready`` runs once that is done."""
+    the first search is as fast as the others; ``on_ready`` runs once that is done,
+    ``on_stop`` at shutdown (uvicorn ends the process by the signal right after)."""
     vault = Vault(home)
 
     @asynccontextmanager
@@ -127,6 +129,8 @@ def create_app(home: str | os.PathLike[str] | None = None, warm: bool = True,
         if on_ready is not None:
             on_ready()
         yield
+        if on_stop is not None:
+            on_stop()
 
     app = Starlette(routes=[
         Route("/", _page),
@@ -164,11 +168,15 @@ def run(home: str | os.PathLike[str] | None, host: str, port: int) -> None:
         marker.write_text(json.dumps({"url": url, "pid": os.getpid()}))
         print(f"serving {marker.parent} on {url} (Ctrl+C to stop)", flush=True)
 
-    server = uvicorn.Server(uvicorn.Config(create_app(home, on_ready=ready), log_level="warning"))
+    def stop() -> None:
+        marker.unlink(missing_ok=True)
+
+    app = create_app(home, on_ready=ready, on_stop=stop)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     try:
         server.run(sockets=[listener])
     finally:
-        marker.unlink(missing_ok=True)
+        stop()
 
 
 def ask_running(home: Path, params: dict[str, Any], timeout: float = 5.0) -> list[dict] | None:
