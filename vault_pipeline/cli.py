@@ -556,7 +556,7 @@ def search_(
 ) -> None:
     """Search the vault's index; one JSON object per result line, best first. A `vault serve`
     running on the same vault answers it (milliseconds); else it searches itself."""
-    from .serve import ask_running
+    from .serve_client import ask_running
 
     try:
         paths = _vault(home)

@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -27,14 +26,9 @@ from starlette.routing import Route
 from .api import Vault
 from .errors import VaultError
 from .paths import VaultPaths
+from .serve_client import serve_file
 
-SERVE_FILE = "serve.json"
 MAX_ROWS = 1_000  # rows a SQL answer or a page of papers carries at most
-
-
-def serve_file(home: Path) -> Path:
-    """Where a running server leaves its address."""
-    return home / SERVE_FILE
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -177,27 +171,3 @@ def run(home: str | os.PathLike[str] | None, host: str, port: int) -> None:
         server.run(sockets=[listener])
     finally:
         stop()
-
-
-def ask_running(home: Path, params: dict[str, Any], timeout: float = 5.0) -> list[dict] | None:
-    """The hits of a search from a server running on this vault; None when there is none
-    (or it did not answer), so the caller searches itself."""
-    import urllib.error
-    import urllib.parse
-    import urllib.request
-
-    marker = serve_file(home)
-    try:
-        found = json.loads(marker.read_text())
-        os.kill(int(found["pid"]), 0)  # a server that died leaves its file behind
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    query = urllib.parse.urlencode({k: v for k, v in params.items() if v is not None})
-    try:
-        with urllib.request.urlopen(f"{found['url']}/api/search?{query}",
-                                    timeout=timeout) as response:
-            return json.loads(response.read())["hits"]
-    except urllib.error.HTTPError as exc:
-        raise VaultError(json.loads(exc.read()).get("error", str(exc))) from None
-    except (OSError, ValueError, KeyError):
-        return None
