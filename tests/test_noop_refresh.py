@@ -3,9 +3,11 @@ still flows through: new raw files, a table changed under the pipeline, a new se
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 
+import duckdb
 from dagster import DagsterInstance
 from typer.testing import CliRunner
 
@@ -44,6 +46,8 @@ def test_second_materialize_does_no_stage_work(vault_paths: VaultPaths, tmp_path
     assert took < 3, took
     assert runs(vault_paths) == before  # no Dagster run was even started
     assert vault_paths.table("papers").stat().st_mtime_ns == table
+    with duckdb.connect(str(vault_paths.home / "vault.duckdb"), read_only=True) as catalog:
+        assert catalog.execute("SELECT count(*) FROM papers").fetchall() == [(2,)]
 
     shutil.copy(DATA / "oai_arxivraw_listrecords.xml", inbox)  # new raw data flows through
     assert vault("import", str(inbox)).exit_code == 0
@@ -55,6 +59,10 @@ def test_second_materialize_does_no_stage_work(vault_paths: VaultPaths, tmp_path
     # A table rewritten under the pipeline: only what depends on it runs again.
     views = vault_paths.table("views")
     views.write_bytes(views.read_bytes())
+    status = json.loads(vault("status", "--json").output)
+    assert "splits" in status["stale_assets"] and "papers" not in status["stale_assets"]
+    assert {c["check"] for c in status["checks"]} >= {"papers_ids_unique"}
+    assert status["index"]["rows"] and status["tables"]
     partial = vault("materialize")
     assert "up to date, skipped" in partial.output and "materialized papers " not in partial.output
     assert "materialized splits" in partial.output

@@ -139,7 +139,18 @@ def import_(
 LIVE_GROUP = "harvest"  # network harvests run only when selected by name or group
 
 
-def _nothing_to_do(count: int) -> bool:
+def _write_catalog(paths: VaultPaths) -> None:
+    """Refresh vault.duckdb; a tool holding it locked only costs a warning."""
+    try:
+        sql_module.write_catalog(paths)
+    except Exception as exc:  # noqa: BLE001 - duckdb and OS errors alike: the run succeeded
+        typer.secho(f"  warning: vault.duckdb not refreshed: {exc}", fg=typer.colors.YELLOW,
+                    err=True)
+
+
+def _nothing_to_do(paths: VaultPaths, count: int) -> bool:
+    if not (paths.home / sql_module.CATALOG_FILE).exists():
+        _write_catalog(paths)
     typer.echo(f"  nothing to do: {count} asset(s) up to date (no input, setting or code "
                "changed since they were built; --force runs them anyway)")
     return True
@@ -181,7 +192,7 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
         state = fingerprints.load(paths)
         default = [a for a, node in state.graph.items() if node.group != LIVE_GROUP]
         if default and not fingerprints.stale(paths, state, default, run_config):
-            return _nothing_to_do(len(default))
+            return _nothing_to_do(paths, len(default))
     import dagster as dg
 
     # Beta notices about Dagster's own API (partitions, selections) are not the user's to act on.
@@ -209,7 +220,7 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
             due = fingerprints.stale(paths, state, wanted, run_config)
             if not due:
                 fingerprints.record(paths, nodes, [], run_config)  # keep the graph for next time
-                return _nothing_to_do(len(wanted))
+                return _nothing_to_do(paths, len(wanted))
             if len(due) < len(wanted):
                 typer.echo(f"  {len(wanted) - len(due)} asset(s) up to date, skipped")
                 selection = dg.AssetSelection.assets(*due)
@@ -226,6 +237,7 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
     built = [e.step_materialization_data.materialization.asset_key.to_user_string()
              for e in result.get_asset_materialization_events()]
     fingerprints.record(paths, nodes, built, run_config)
+    _write_catalog(paths)
     for event in result.get_asset_materialization_events():
         materialization = event.step_materialization_data.materialization
         rows = materialization.metadata.get("dagster/row_count")
@@ -495,14 +507,66 @@ def _last_materializations(paths: VaultPaths, names: list[str]) -> dict[str, str
     return found
 
 
+def _check_results(paths: VaultPaths) -> list[dict]:
+    """The latest result of every asset check recorded in the vault's instance."""
+    import dagster as dg
+    from dagster._core.event_api import EventRecordsFilter
+
+    records = _instance(paths).get_event_records(
+        EventRecordsFilter(event_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION),
+        limit=2000, ascending=False)
+    latest: dict[str, dict] = {}
+    for record in records:
+        data = record.event_log_entry.dagster_event.event_specific_data
+        key = f"{data.asset_key.to_user_string()}:{data.check_name}"
+        latest.setdefault(key, {
+            "asset": data.asset_key.to_user_string(), "check": data.check_name,
+            "passed": data.passed, "severity": data.severity.value,
+            "description": data.description,
+            "at": datetime.fromtimestamp(record.timestamp, UTC).isoformat()})
+    return sorted(latest.values(), key=lambda c: (c["asset"], c["check"]))
+
+
+def _status_json(paths: VaultPaths, files: dict[str, Path], zone_files: list) -> dict:
+    """Everything `vault status` knows, for scripts and dashboards."""
+    import pyarrow.parquet as pq
+
+    from .index.lance_index import index_metadata_of
+
+    last = _last_materializations(paths, list(files))
+    state = fingerprints.load(paths)
+    default = [a for a, node in state.graph.items() if node.group != LIVE_GROUP]
+    exports = sorted((paths.home / "exports").glob("*/manifest.json"))
+    return {
+        "home": str(paths.home),
+        "raw_zone": {"files": len(zone_files), "bytes": sum(f.size_bytes for f in zone_files)},
+        "tables": [{"name": name, "rows": pq.ParquetFile(file).metadata.num_rows,
+                    "bytes": file.stat().st_size, "last_materialization": last.get(name)}
+                   for name, file in files.items()],
+        "index": index_metadata_of(paths) or None,
+        "exports": [{"path": str(m.parent), "manifest": str(m)} for m in exports],
+        "stale_assets": sorted(fingerprints.stale(paths, state, default, None,
+                                                  recorded_settings=True)) if default else None,
+        "checks": _check_results(paths),
+        "duckdb": str(paths.home / sql_module.CATALOG_FILE)
+        if (paths.home / sql_module.CATALOG_FILE).exists() else None,
+    }
+
+
 @app.command()
-def status(home: HomeOption = None) -> None:
+def status(home: HomeOption = None, as_json: Annotated[bool, typer.Option(
+        "--json", help="One JSON object: tables, index, exports, stale assets (their inputs "
+                       "or code changed since they were built; null before the first run) and "
+                       "the last result of every check.")] = False) -> None:
     """List the tables of the vault: rows, size, last materialization."""
     import pyarrow.parquet as pq
 
     paths = _vault(home)
     files = sql_module.table_files(paths)
     zone = raw_zone.RawZone(paths).files(check=False)  # `vault verify` checks them
+    if as_json:
+        typer.echo(json.dumps(_status_json(paths, files, zone), indent=1, default=str))
+        return
     typer.echo(f"vault at {paths.home}")
     typer.echo(f"raw zone: {len(zone)} file(s), {sum(f.size_bytes for f in zone):,} bytes")
     if not files:

@@ -129,8 +129,10 @@ def _settings(run_config: dict | None, op: str) -> str:
 class Fingerprinter:
     """Fingerprints of one vault under one run config, each computed once."""
 
-    def __init__(self, paths: VaultPaths, state: State, run_config: dict | None) -> None:
+    def __init__(self, paths: VaultPaths, state: State, run_config: dict | None,
+                 recorded_settings: bool = False) -> None:
         self.paths, self.state, self.run_config = paths, state, run_config
+        self.recorded_settings = recorded_settings  # judge by inputs and code alone
         self._code = code_fingerprint()
         self._raw: str | None = None
 
@@ -141,7 +143,13 @@ class Fingerprinter:
             upstream = [self._raw]
         else:
             upstream = [(dep, _stamp(self.paths, dep, self.state)) for dep in node.deps]
-        return _digest(self._code, _settings(self.run_config, node.op), upstream)
+        return _digest(self._code, self.settings(asset), upstream)
+
+    def settings(self, asset: str) -> str:
+        recorded = self.state.built.get(asset, {}).get("settings")
+        if self.recorded_settings and recorded:
+            return recorded
+        return _settings(self.run_config, self.state.graph[asset].op)
 
     def fresh(self, asset: str, now: float) -> bool:
         """Built from exactly these inputs less than a day ago, outputs untouched since."""
@@ -152,13 +160,14 @@ class Fingerprinter:
 
 
 def stale(paths: VaultPaths, state: State, selected: Iterable[str],
-          run_config: dict | None) -> set[str]:
+          run_config: dict | None, recorded_settings: bool = False) -> set[str]:
     """The selected assets that must run: those not fresh, everything downstream of them in
-    the selection, and the other assets their ops write."""
+    the selection, and the other assets their ops write (``recorded_settings``: whatever
+    settings they were built with count as current, as `vault status` judges)."""
     selected = set(selected)
     if not selected <= set(state.graph):
         return selected  # assets the record does not know: run them all
-    prints = Fingerprinter(paths, state, run_config)
+    prints = Fingerprinter(paths, state, run_config, recorded_settings)
     now = time.time()
     order = _topological(state.graph, selected)
     due: set[str] = set()
@@ -199,6 +208,6 @@ def record(paths: VaultPaths, graph: dict[str, Node], materialized: Iterable[str
     now = time.time()
     for asset in _topological(graph, set(materialized)):
         inputs = prints.inputs(asset)
-        state.built[asset] = {"inputs": inputs, "at": now}
+        state.built[asset] = {"inputs": inputs, "settings": prints.settings(asset), "at": now}
         state.built[asset]["stamp"] = _stamp(paths, asset, state)
     save(paths, state)

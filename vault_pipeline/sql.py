@@ -39,6 +39,29 @@ def connect(paths: VaultPaths) -> duckdb.DuckDBPyConnection:
     return connection
 
 
+CATALOG_FILE = "vault.duckdb"
+
+
+def write_catalog(paths: VaultPaths) -> Path:
+    """``<data root>/vault.duckdb``: a DuckDB database of views over the tables (absolute
+    paths), for BI tools and the plain `duckdb` command. Rewritten after each run and
+    swapped in atomically, so a tool that has it open keeps a consistent copy."""
+    import os
+
+    target = paths.home / CATALOG_FILE
+    partial = target.with_name(CATALOG_FILE + ".partial")
+    partial.unlink(missing_ok=True)
+    connection = duckdb.connect(str(partial))
+    try:
+        for name, file in table_files(paths).items():
+            literal = "'" + str(file).replace("'", "''") + "'"
+            connection.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM read_parquet({literal})")
+    finally:
+        connection.close()
+    os.replace(partial, target)
+    return target
+
+
 def _only_queries(connection: duckdb.DuckDBPyConnection, sql: str) -> None:
     """Refuse anything but queries (COPY, ATTACH, CREATE, INSERT, SET, PRAGMA...)."""
     for statement in connection.extract_statements(sql):
