@@ -187,7 +187,7 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
     """Run the selection's assets whose inputs changed (all of them with ``force``); True
     when it succeeded and no error-level check failed (with ``strict``, no warning-level
     check either)."""
-    force = force or retry_failed
+    force = force or retry_failed or strict  # --strict judges checks: they must run
     if select is None and not force:  # the common refresh: decided without Dagster
         state = fingerprints.load(paths)
         default = [a for a, node in state.graph.items() if node.group != LIVE_GROUP]
@@ -376,7 +376,8 @@ def materialize(
         "--config", "-c", help="Run config, YAML or JSON, as Dagster takes it (e.g. "
         "`ops: {splits: {config: {cutoff: '2025-01-01'}}}`).")] = None,
     strict: Annotated[bool, typer.Option(
-        "--strict", help="Exit 1 when a warning-level check fails too.")] = False,
+        "--strict", help="Exit 1 when a warning-level check fails too (runs every selected "
+                         "asset, so that every check runs).")] = False,
     retry_failed: Annotated[bool, typer.Option(
         "--retry-failed", help="Convert again every document whose last try timed out, "
         "crashed or failed (they are retried on their own up to `max_tries`).")] = False,
@@ -728,12 +729,15 @@ def demo(home: HomeOption = None) -> None:
         raise _fail("the demo run failed or a check did not pass (see above)")
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
+                               "help_option_names": ["--help"]})
 def dev(ctx: typer.Context, home: HomeOption = None) -> None:
-    """Start the Dagster UI and daemon (`dagster dev`) on this vault; extra args pass through."""
+    """Start the Dagster UI and daemon (`dagster dev`) on this vault; extra args pass through
+    (`-h HOST` is Dagster's host, not help)."""
     paths = _paths(home)
     _instance(paths)
-    executable = shutil.which("dagster")
+    own = Path(sys.executable).with_name("dagster")  # this environment's, activated or not
+    executable = str(own) if own.exists() else shutil.which("dagster")
     if executable is None:
         raise _fail("the `dagster` command is not installed in this environment")
     env = os.environ | {"VAULT_HOME": str(paths.home)}

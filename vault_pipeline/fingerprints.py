@@ -3,12 +3,13 @@ nothing: an asset whose code, settings and inputs are the same as at its last su
 materialization, and whose outputs are still there untouched, is skipped, and so is the run
 when every selected asset is.
 
-An asset's inputs are the raw zone (for `raw_files`: every file's name, size and mtime), its
-upstream tables (size and mtime of each file) or, for outputs that are folders (the index,
-the export), the upstream's own fingerprint; its settings are its op's run config and the
-`VAULT_*` variables; its code is a hash of the pipeline's source files. The asset graph is
-kept with the fingerprints, so the check needs no Dagster import. A fingerprint older than a
-day counts as stale, so the daily refresh still runs the raw zone's periodic full checks."""
+An asset's inputs are the raw zone (for `raw_files` and the stages that read it: every
+file's name, size and mtime), its upstream tables (size and mtime of each file) or, for
+outputs that are folders (the index, the export), the upstream's own fingerprint; its
+settings are its op's run config and the `VAULT_*` variables; its code is a hash of the
+pipeline's source files. The asset graph is kept with the fingerprints, so the check needs
+no Dagster import. A fingerprint older than a day counts as stale, so the daily refresh
+still runs the raw zone's periodic full checks."""
 
 from __future__ import annotations
 
@@ -138,11 +139,10 @@ class Fingerprinter:
 
     def inputs(self, asset: str) -> str:
         node = self.state.graph[asset]
-        if asset == RAW_ASSET:
+        upstream: list = [(dep, _stamp(self.paths, dep, self.state)) for dep in node.deps]
+        if asset == RAW_ASSET or RAW_ASSET in node.deps:  # stages that read the zone itself
             self._raw = self._raw or _raw_stamp(self.paths)
-            upstream = [self._raw]
-        else:
-            upstream = [(dep, _stamp(self.paths, dep, self.state)) for dep in node.deps]
+            upstream.append(self._raw)
         return _digest(self._code, self.settings(asset), upstream)
 
     def settings(self, asset: str) -> str:
