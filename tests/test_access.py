@@ -184,3 +184,17 @@ def test_mistyped_selection_suggests_names(vault_paths) -> None:
     assert typo.exit_code == 1 and "did you mean papers" in typo.output
     group = runner.invoke(app, ["materialize", "--select", "group:metdata"])
     assert "group 'metdata': did you mean metadata" in group.output
+
+
+def test_dev_runs_this_environments_dagster_and_passes_h_through(vault_paths, monkeypatch):
+    from vault_pipeline import cli
+
+    called = {}
+    monkeypatch.setattr(cli.subprocess, "call",
+                        lambda command, env: called.update(command=command, env=env) or 0)
+    monkeypatch.setenv("PATH", "/nonexistent")  # not activated: found next to Python anyway
+    result = runner.invoke(app, ["dev", "-h", "0.0.0.0", "-p", "3001"])
+    assert result.exit_code == 0, result.output
+    assert called["command"][0] == str(Path(sys.executable).with_name("dagster"))
+    assert called["command"][-4:] == ["-h", "0.0.0.0", "-p", "3001"]
+    assert called["env"]["VAULT_HOME"] == str(vault_paths.home)
