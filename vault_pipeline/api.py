@@ -118,7 +118,7 @@ class Vault:
         if self._index is None:
             from .index.lance_index import open_index
 
-            self._index = open_index(self.paths)
+            self._index = open_index(self.paths, fresh_s=5.0)  # a rebuilt index shows up
         return self._index
 
     def _query_embedder(self, table) -> Embedder:
