@@ -198,3 +198,13 @@ def test_dev_runs_this_environments_dagster_and_passes_h_through(vault_paths, mo
     assert called["command"][0] == str(Path(sys.executable).with_name("dagster"))
     assert called["command"][-4:] == ["-h", "0.0.0.0", "-p", "3001"]
     assert called["env"]["VAULT_HOME"] == str(vault_paths.home)
+
+
+def test_distributions_are_tables_with_years_in_order() -> None:
+    from assets.metadata import counts_table
+
+    years = counts_table({2024: 5, 2019: 40, 2021: 1}, "year")
+    assert [r.data["year"] for r in years.records] == ["2019", "2021", "2024"]
+    sizes = counts_table({"cs.LG": 3, "hep-th": 9}, "category")
+    assert [r.data["category"] for r in sizes.records] == ["hep-th", "cs.LG"]
+    assert [c.name for c in sizes.schema.columns] == ["category", "rows"]
