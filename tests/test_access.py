@@ -208,3 +208,19 @@ def test_distributions_are_tables_with_years_in_order() -> None:
     sizes = counts_table({"cs.LG": 3, "hep-th": 9}, "category")
     assert [r.data["category"] for r in sizes.records] == ["hep-th", "cs.LG"]
     assert [c.name for c in sizes.schema.columns] == ["category", "rows"]
+
+
+def test_harvest_config_prints_toml_that_loads_back(vault_paths, tmp_path, monkeypatch) -> None:
+    import tomllib
+
+    from vault_pipeline.sources.config import load_config
+
+    monkeypatch.setenv("S2_API_KEY", "not-printed")
+    printed = runner.invoke(app, ["harvest", "config"])
+    assert printed.exit_code == 0 and "not-printed" not in printed.output
+    assert "# S2_API_KEY: set" in printed.output
+    parsed = tomllib.loads(printed.output)
+    assert parsed["arxiv"]["fulltext"]["categories"] == ["cs.LG", "cs.CL", "cs.AI"]
+    copy = tmp_path / "harvest.toml"
+    copy.write_text(printed.output)
+    assert load_config(vault_paths, copy).s2.refresh_days == parsed["s2"]["refresh_days"]

@@ -87,16 +87,28 @@ def _url(base: str, params: dict[str, Any]) -> str:
 @harvest_app.command("config")
 @_reporting
 def show_config(home: HomeOption = None, config: ConfigOption = None) -> None:
-    """Print the effective harvest configuration (secrets shown only as set / unset)."""
+    """Print the effective harvest configuration as TOML (secrets shown only as set /
+    unset, in comments); a copy of it is a valid harvest.toml to start from."""
+    import tomlkit
+
     settings: HarvestConfig = load_config(VaultPaths.from_env(home), config)
-    typer.echo(f"# from {settings.source}; environment overrides applied")
-    for section in ("arxiv", "openreview", "s2", "retry"):
-        typer.echo(f"[{section}]")
-        for key, value in dataclasses.asdict(getattr(settings, section)).items():
-            typer.echo(f"{key} = {value!r}")
-    typer.echo(f"user_agent = {settings.user_agent!r}")
+    document = tomlkit.document()
+    document.add(tomlkit.comment(f"from {settings.source}; environment overrides applied"))
+    document.add(tomlkit.comment(f"user agent: {settings.user_agent}"))
     for name, env in SECRET_ENV.items():
-        typer.echo(f"{env}: {'set' if secret(name) else 'unset'}")
+        document.add(tomlkit.comment(f"{env}: {'set' if secret(name) else 'unset'}"))
+    for section in ("arxiv", "openreview", "s2", "retry"):
+        document[section] = _toml_value(dataclasses.asdict(getattr(settings, section)))
+    typer.echo(tomlkit.dumps(document).rstrip())
+
+
+def _toml_value(value: Any) -> Any:
+    """TOML has no null and no tuple: unset keys are left out, tuples become arrays."""
+    if isinstance(value, dict):
+        return {k: _toml_value(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_toml_value(v) for v in value]
+    return value
 
 
 @arxiv_app.command("oai")
