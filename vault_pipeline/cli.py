@@ -235,10 +235,10 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
     except dg.DagsterError as exc:
         raise VaultError(f"cannot materialize {select!r}: {exc}") from None
     failed_checks = {e.asset_key.to_user_string() for e in result.get_asset_check_evaluations()
-                     if not e.passed}
+                     if not e.passed and e.severity == dg.AssetCheckSeverity.ERROR}
     built = [e.step_materialization_data.materialization.asset_key.to_user_string()
              for e in result.get_asset_materialization_events()]
-    # an asset whose check failed is run (and checked) again by the next refresh
+    # an asset whose error-level check failed is run (and checked) again by the next refresh
     fingerprints.record(paths, nodes, [a for a in built if a not in failed_checks], run_config)
     _write_catalog(paths)
     for event in result.get_asset_materialization_events():
