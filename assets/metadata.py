@@ -35,11 +35,21 @@ def table_path(paths: VaultPaths, schema: TableSchema) -> dg.MetadataValue:
     return dg.MetadataValue.path(paths.store.path(schema))
 
 
+ORDERED_LABELS = frozenset({"year", "month", "score", "bin"})  # shown in their own order
+
+
 def counts_table(counts: Mapping[str, int], label: str) -> dg.MetadataValue:
-    """A small Markdown table (label → count), largest first."""
-    rows = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
-    lines = [f"| {label} | rows |", "|---|---:|"] + [f"| {k} | {v:,} |" for k, v in rows]
-    return dg.MetadataValue.md("\n".join(lines))
+    """A table the UI renders and sorts (label, rows): years and other ordered labels in
+    their order, everything else largest first."""
+    if label in ORDERED_LABELS:
+        rows = sorted(counts.items(), key=lambda kv: (kv[0] is None, str(kv[0])))
+    else:
+        rows = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
+    schema = dg.TableSchema(columns=[dg.TableColumn(label, "string"),
+                                     dg.TableColumn("rows", "int")])
+    return dg.MetadataValue.table(
+        records=[dg.TableRecord({label: str(k), "rows": int(v)}) for k, v in rows],
+        schema=schema)
 
 
 def check_result(outcome: Outcome,

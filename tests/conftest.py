@@ -12,6 +12,15 @@ DATA = Path(__file__).parent / "data"
 SAMPLE = Path(__file__).parents[1] / "vault_pipeline" / "sample" / "raw"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """ONNX exports of the embedding model go to one folder of the session, not the user's."""
+    folder = tmp_path_factory.mktemp("model-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("VAULT_MODEL_CACHE", str(folder))
+        yield folder
+
+
 @pytest.fixture
 def vault_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> VaultPaths:
     """A fresh, empty vault; VAULT_HOME and DAGSTER_HOME point into it."""

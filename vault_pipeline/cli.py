@@ -8,6 +8,7 @@ import csv
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,10 +24,14 @@ import typer
 from .cli_harvest import harvest_app
 from .config import CONFIG_FILE
 from .errors import VaultError
-from .lock import vault_lock
+from .lazy import lazy_import
 from .paths import VaultPaths
-from .raw.zone import RawZone
-from .sql import query, table_files
+
+# Loaded on first use, so `vault --help` starts in a fraction of a second.
+lock = lazy_import("vault_pipeline.lock")
+raw_zone = lazy_import("vault_pipeline.raw.zone")
+sql_module = lazy_import("vault_pipeline.sql")
+fingerprints = lazy_import("vault_pipeline.fingerprints")
 
 app = typer.Typer(
     help="Research Idea Vault: harvest, parse and query a results-masked idea vault.",
@@ -38,6 +43,21 @@ app.add_typer(harvest_app, name="harvest")
 eval_app = typer.Typer(help="Evaluation runs: reports of their results.",
                        no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        typer.echo(f"vault {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option(
+        "--version", callback=_show_version, is_eager=True,
+        help="Print the version and exit.")] = False) -> None:
+    """Research Idea Vault: harvest, parse and query a results-masked idea vault."""
 
 HomeOption = Annotated[
     Path | None,
@@ -85,7 +105,7 @@ def _import(paths: VaultPaths, sources: list[Path]) -> int:
     missing = [str(s) for s in sources if not s.exists()]
     if missing:
         raise VaultError(f"no such file or folder: {', '.join(missing)}")
-    report = RawZone(paths).import_paths(sources)
+    report = raw_zone.RawZone(paths).import_paths(sources)
     typer.echo(
         f"imported {len(report.added)} new file(s), {len(report.already_present)} already "
         f"present, {len(report.rejected)} rejected"
@@ -125,11 +145,60 @@ LIVE_GROUP = "harvest"  # network harvests run only when selected by name or gro
 ON_REQUEST = (LIVE_GROUP, "evaluation_runs")
 
 
+def _write_catalog(paths: VaultPaths) -> None:
+    """Refresh vault.duckdb; a tool holding it locked only costs a warning."""
+    try:
+        sql_module.write_catalog(paths)
+    except Exception as exc:  # noqa: BLE001 - duckdb and OS errors alike: the run succeeded
+        typer.secho(f"  warning: vault.duckdb not refreshed: {exc}", fg=typer.colors.YELLOW,
+                    err=True)
+
+
+def _nothing_to_do(paths: VaultPaths, count: int) -> bool:
+    if not (paths.home / sql_module.CATALOG_FILE).exists():
+        _write_catalog(paths)
+    typer.echo(f"  nothing to do: {count} asset(s) up to date (no input, setting or code "
+               "changed since they were built; --force runs them anyway)")
+    return True
+
+
+def _graph_nodes(defs) -> dict[str, fingerprints.Node]:
+    """The asset graph as the fingerprint check keeps it (no Dagster needed to read it)."""
+    graph = defs.resolve_asset_graph()
+    op_of = {k.to_user_string(): a.node_def.name for a in defs.assets for k in a.keys}
+    nodes = {}
+    for key in graph.get_all_asset_keys():
+        name, node = key.to_user_string(), graph.get(key)
+        nodes[name] = fingerprints.Node(op_of.get(name, name),
+                                        tuple(p.to_user_string() for p in node.parent_keys),
+                                        node.group_name)
+    return nodes
+
+
+def _config_for(run_config: dict | None, due: set[str],
+                nodes: dict[str, fingerprints.Node]) -> dict | None:
+    """The run config without the ops of skipped assets (Dagster refuses config for ops
+    that are not in the run); their checks' ops are named `<asset>_<check>`."""
+    if not run_config or "ops" not in run_config:
+        return run_config
+    ops = {nodes[a].op for a in due}
+    kept = {name: value for name, value in run_config["ops"].items()
+            if name in ops or any(name.startswith(f"{a}_") for a in due)}
+    return {**run_config, "ops": kept}
+
+
 def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
                  run_config: dict | None = None, strict: bool = False,
-                 retry_failed: bool = False) -> bool:
-    """Run the selection; True when it succeeded and no error-level check failed (with
-    ``strict``, no warning-level check either)."""
+                 retry_failed: bool = False, force: bool = False) -> bool:
+    """Run the selection's assets whose inputs changed (all of them with ``force``); True
+    when it succeeded and no error-level check failed (with ``strict``, no warning-level
+    check either)."""
+    force = force or retry_failed or strict  # --strict judges checks: they must run
+    if select is None and not force:  # the common refresh: decided without Dagster
+        state = fingerprints.load(paths)
+        default = [a for a, node in state.graph.items() if node.group != LIVE_GROUP]
+        if default and not fingerprints.stale(paths, state, default, run_config):
+            return _nothing_to_do(paths, len(default))
     import dagster as dg
 
     # Beta notices about Dagster's own API (partitions, selections) are not the user's to act on.
@@ -150,6 +219,19 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
             ops["documents"] = {**documents, "config": {**documents.get("config", {}),
                                                         "retry_failed": True}}
             run_config = {**(run_config or {}), "ops": ops}
+        nodes = _graph_nodes(defs)
+        if not force:
+            wanted = {k.to_user_string() for k in selection.resolve(defs.resolve_asset_graph())}
+            state = fingerprints.load(paths)
+            state.graph = nodes
+            due = fingerprints.stale(paths, state, wanted, run_config)
+            if not due:
+                fingerprints.record(paths, nodes, [], run_config)  # keep the graph for next time
+                return _nothing_to_do(paths, len(wanted))
+            if len(due) < len(wanted):
+                typer.echo(f"  {len(wanted) - len(due)} asset(s) up to date, skipped")
+                selection = dg.AssetSelection.assets(*due)
+                run_config = _config_for(run_config, due, nodes)
         with _user_errors_in_one_line():
             result = dg.materialize(
                 everything, instance=instance, resources=defs.resources, selection=selection,
@@ -159,6 +241,13 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
             )
     except dg.DagsterError as exc:
         raise VaultError(f"cannot materialize {select!r}: {exc}") from None
+    failed_checks = {e.asset_key.to_user_string() for e in result.get_asset_check_evaluations()
+                     if not e.passed and e.severity == dg.AssetCheckSeverity.ERROR}
+    built = [e.step_materialization_data.materialization.asset_key.to_user_string()
+             for e in result.get_asset_materialization_events()]
+    # an asset whose error-level check failed is run (and checked) again by the next refresh
+    fingerprints.record(paths, nodes, [a for a in built if a not in failed_checks], run_config)
+    _write_catalog(paths)
     for event in result.get_asset_materialization_events():
         materialization = event.step_materialization_data.materialization
         rows = materialization.metadata.get("dagster/row_count")
@@ -232,6 +321,32 @@ def _user_errors_in_one_line() -> Iterator[None]:
         logging.setLoggerClass(previous)
 
 
+def _no_match(graph, select: str) -> str:
+    """Which names of a selection are unknown, with the closest assets or groups."""
+    assets, groups, hints = _unknown_names(graph, select)
+    detail = "; ".join(hints) or f"known assets: {', '.join(assets)}"
+    return f"no asset matches {select!r} ({detail}); groups: {', '.join(groups)}"
+
+
+def _unknown_names(graph, select: str) -> tuple[list[str], list[str], list[str]]:
+    """(assets, groups, a hint per unknown name of the selection)."""
+    import difflib
+
+    assets = sorted(k.to_user_string() for k in graph.get_all_asset_keys())
+    groups = sorted({graph.get(k).group_name for k in graph.get_all_asset_keys()} - {None})
+    hints = []
+    for token in re.findall(r"(group:)?([A-Za-z_][\w/]*)", select):
+        is_group, name = token
+        known = groups if is_group else assets
+        if name in known or name in {"and", "or", "not", "key", "group", "tag", "kind"}:
+            continue
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        what = "group" if is_group else "asset"
+        hints.append(f"{what} {name!r}: did you mean {' or '.join(close)}?" if close
+                     else f"no {what} {name!r}")
+    return assets, groups, hints
+
+
 def _resolve_selection(defs, select: str):
     """Parse a selection and widen it to whole multi-assets (`papers` brings
     `papers_rejected`, which the same step writes)."""
@@ -241,12 +356,13 @@ def _resolve_selection(defs, select: str):
     try:
         keys = dg.AssetSelection.from_string(select).resolve(graph)
     except dg.DagsterInvalidSubsetError:
-        known = ", ".join(sorted(k.to_user_string() for k in graph.get_all_asset_keys()))
-        raise VaultError(f"no asset matches {select!r}; known assets: {known}") from None
+        raise VaultError(_no_match(graph, select)) from None
     except Exception as exc:  # noqa: BLE001 - selection syntax errors come in many types
+        if _unknown_names(graph, select)[2]:
+            raise VaultError(_no_match(graph, select)) from None
         raise VaultError(f"cannot parse selection {select!r}: {exc}") from None
     if not keys:
-        raise VaultError(f"selection {select!r} matches no asset")
+        raise VaultError(_no_match(graph, select))
     widened = set(keys)
     for definition in defs.assets:
         if set(definition.keys) & keys:
@@ -270,21 +386,26 @@ def materialize(
         "--config", "-c", help="Run config, YAML or JSON, as Dagster takes it (e.g. "
         "`ops: {splits: {config: {cutoff: '2025-01-01'}}}`).")] = None,
     strict: Annotated[bool, typer.Option(
-        "--strict", help="Exit 1 when a warning-level check fails too.")] = False,
+        "--strict", help="Exit 1 when a warning-level check fails too (runs every selected "
+                         "asset, so that every check runs).")] = False,
     retry_failed: Annotated[bool, typer.Option(
         "--retry-failed", help="Convert again every document whose last try timed out, "
         "crashed or failed (they are retried on their own up to `max_tries`).")] = False,
     wait: Annotated[float, typer.Option(
         "--wait", metavar="SECONDS", help="Wait this long for another run on the vault to "
         "finish (default: refuse at once).")] = 0,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Run every selected asset, even those whose inputs, settings and "
+        "code did not change since they were built.")] = False,
 ) -> None:
     """Materialize assets in-process, recorded in the vault's Dagster instance (one run at a
     time per vault)."""
     try:
         level = "DEBUG" if verbose else "WARNING" if quiet else "INFO"
         paths = _paths(home)
-        with vault_lock(paths, wait, "vault materialize"):
-            ok = _materialize(paths, select, level, _run_config(config), strict, retry_failed)
+        with lock.vault_lock(paths, wait, "vault materialize"):
+            ok = _materialize(paths, select, level, _run_config(config), strict, retry_failed,
+                              force)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     if not ok:
@@ -306,43 +427,82 @@ def _run_config(file: Path | None) -> dict | None:
     return loaded
 
 
-def _print_relation(relation, fmt: str, limit: int) -> None:
-    frame = relation.pl()
-    if fmt == "table":
-        import polars as pl
+SQL_FORMATS = ("table", "csv", "json", "jsonl", "markdown", "parquet")
 
-        with pl.Config(tbl_rows=limit, tbl_cols=-1, fmt_str_lengths=60,
-                       tbl_hide_dataframe_shape=False):
-            typer.echo(frame)
-    elif fmt == "json":
-        typer.echo(json.dumps(frame.to_dicts(), default=str, ensure_ascii=False))
+
+def _cell(value: object) -> object:
+    """A value for a text cell: lists and structs as JSON, the rest as they print."""
+    return json.dumps(value, default=str, ensure_ascii=False) \
+        if isinstance(value, list | dict) else value
+
+
+def _markdown(columns: list[str], rows: list[tuple]) -> str:
+    """A GitHub-flavoured Markdown table (pipes and newlines in cells escaped)."""
+    def text(value: object) -> str:
+        shown = "" if value is None else str(_cell(value))
+        return shown.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(text(c) for c in columns) + " |",
+             "|" + "|".join("---" for _ in columns) + "|"]
+    lines += ["| " + " | ".join(text(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _print_relation(relation, fmt: str, limit: int, output: Path | None = None) -> None:
+    """Print (or write) a DuckDB result. Only DuckDB is used: no Polars or Arrow import
+    for the text formats, so `vault sql` answers in a fraction of a second."""
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        target = output if output is not None else sys.stdout.buffer
+        pq.write_table(relation.to_arrow_table(), target, compression="zstd")
+        return
+    if fmt == "table":
+        relation.show(max_rows=limit)
+        return
+    columns, rows = relation.columns, relation.fetchall()
+    if fmt == "json":
+        typer.echo(json.dumps([dict(zip(columns, row, strict=True)) for row in rows],
+                              default=str, ensure_ascii=False))
     elif fmt == "jsonl":
-        for row in frame.iter_rows(named=True):
-            typer.echo(json.dumps(row, default=str, ensure_ascii=False))
+        for row in rows:
+            typer.echo(json.dumps(dict(zip(columns, row, strict=True)), default=str,
+                                  ensure_ascii=False))
+    elif fmt == "markdown":
+        typer.echo(_markdown(columns, rows))
     else:
         writer = csv.writer(sys.stdout)
-        writer.writerow(frame.columns)
-        for row in frame.iter_rows():
-            writer.writerow([json.dumps(v, default=str) if isinstance(v, list) else v
-                             for v in row])
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([_cell(v) for v in row])
 
 
 @app.command()
 def sql(
     statement: Annotated[str, typer.Argument(help='A DuckDB query, e.g. "SELECT count(*) '
                                              'FROM papers".')],
-    fmt: Annotated[str, typer.Option("--format", "-f",
-                                     help="table, csv, json (an array) or jsonl.")] = "table",
+    fmt: Annotated[str, typer.Option(
+        "--format", "-f", help="table, csv, json (an array), jsonl, markdown or parquet "
+                               "(to --output, or to stdout when it is not a terminal).")]
+    = "table",
     limit: Annotated[int, typer.Option(help="Rows shown by the table format.")] = 50,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Write the result to this file (parquet).")] = None,
     home: HomeOption = None,
 ) -> None:
     """Query every table of the vault with DuckDB (each table is a view by its name)."""
-    if fmt not in {"table", "csv", "json", "jsonl"}:
-        raise _fail(f"unknown format {fmt!r} (table, csv, json, jsonl)")
+    if fmt not in SQL_FORMATS:
+        raise _fail(f"unknown format {fmt!r} ({', '.join(SQL_FORMATS)})")
+    if fmt == "parquet" and output is None and sys.stdout.isatty():
+        raise _fail("parquet is binary: give --output FILE, or redirect stdout")
+    if output is not None and fmt != "parquet":
+        raise _fail("--output writes parquet: add --format parquet")
     try:
-        _print_relation(query(_vault(home), statement), fmt, limit)
+        _print_relation(sql_module.query(_vault(home), statement), fmt, limit, output)
     except VaultError as exc:
         raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
 def _last_materializations(paths: VaultPaths, names: list[str]) -> dict[str, str]:
@@ -358,12 +518,65 @@ def _last_materializations(paths: VaultPaths, names: list[str]) -> dict[str, str
     return found
 
 
+def _check_results(paths: VaultPaths) -> list[dict]:
+    """The latest result of every asset check recorded in the vault's instance."""
+    import dagster as dg
+    from dagster._core.event_api import EventRecordsFilter
+
+    records = _instance(paths).get_event_records(
+        EventRecordsFilter(event_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION),
+        limit=2000, ascending=False)
+    latest: dict[str, dict] = {}
+    for record in records:
+        data = record.event_log_entry.dagster_event.event_specific_data
+        key = f"{data.asset_key.to_user_string()}:{data.check_name}"
+        latest.setdefault(key, {
+            "asset": data.asset_key.to_user_string(), "check": data.check_name,
+            "passed": data.passed, "severity": data.severity.value,
+            "description": data.description,
+            "at": datetime.fromtimestamp(record.timestamp, UTC).isoformat()})
+    return sorted(latest.values(), key=lambda c: (c["asset"], c["check"]))
+
+
+def _status_json(paths: VaultPaths, files: dict[str, Path], zone_files: list) -> dict:
+    """Everything `vault status` knows, for scripts and dashboards."""
+    import pyarrow.parquet as pq
+
+    from .index.lance_index import index_metadata_of
+
+    last = _last_materializations(paths, list(files))
+    state = fingerprints.load(paths)
+    default = [a for a, node in state.graph.items() if node.group != LIVE_GROUP]
+    exports = sorted((paths.home / "exports").glob("*/manifest.json"))
+    return {
+        "home": str(paths.home),
+        "raw_zone": {"files": len(zone_files), "bytes": sum(f.size_bytes for f in zone_files)},
+        "tables": [{"name": name, "rows": pq.ParquetFile(file).metadata.num_rows,
+                    "bytes": file.stat().st_size, "last_materialization": last.get(name)}
+                   for name, file in files.items()],
+        "index": index_metadata_of(paths) or None,
+        "exports": [{"path": str(m.parent), "manifest": str(m)} for m in exports],
+        "stale_assets": sorted(fingerprints.stale(paths, state, default, None,
+                                                  recorded_settings=True)) if default else None,
+        "checks": _check_results(paths),
+        "duckdb": str(paths.home / sql_module.CATALOG_FILE)
+        if (paths.home / sql_module.CATALOG_FILE).exists() else None,
+    }
+
+
 @app.command()
-def status(home: HomeOption = None) -> None:
+def status(home: HomeOption = None, as_json: Annotated[bool, typer.Option(
+        "--json", help="One JSON object: tables, index, exports, stale assets (their inputs "
+                       "or code changed since they were built; null before the first run) and "
+                       "the last result of every check.")] = False) -> None:
     """List the tables of the vault: rows, size, last materialization."""
+
     paths = _vault(home)
-    files = table_files(paths)
-    zone = RawZone(paths).files(check=False)  # `vault verify` checks them
+    files = sql_module.table_files(paths)
+    zone = raw_zone.RawZone(paths).files(check=False)  # `vault verify` checks them
+    if as_json:
+        typer.echo(json.dumps(_status_json(paths, files, zone), indent=1, default=str))
+        return
     typer.echo(f"vault at {paths.home}")
     typer.echo(f"raw zone: {len(zone)} file(s), {sum(f.size_bytes for f in zone):,} bytes")
     if not files:
@@ -400,7 +613,7 @@ def eval_report(
 def verify(home: HomeOption = None) -> None:
     """Check every raw file against its sha256: missing, truncated or altered files are
     listed (restore them with `vault import` of the originals); exit 1 if any."""
-    zone = RawZone(_vault(home))
+    zone = raw_zone.RawZone(_vault(home))
     records = zone.files(check=False)
     problems = zone.verify(records, full=True)
     for problem in problems:
@@ -435,24 +648,54 @@ def search_(
     other_views: Annotated[bool, typer.Option(
         "--other-views", help="With --by-paper: each paper's other matching views too.")
     ] = False,
+    local: Annotated[bool, typer.Option(
+        "--local", help="Search in this process even when a `vault serve` runs.")] = False,
     home: HomeOption = None,
 ) -> None:
-    """Search the vault's index; one JSON object per result line, best first."""
-    from .index.papers import search_papers
-    from .index.search import SearchFilters, parse_date, search_vault
+    """Search the vault's index; one JSON object per result line, best first. A `vault serve`
+    running on the same vault answers it (milliseconds); else it searches itself."""
+    from .serve_client import ask_running
 
     try:
-        filters = SearchFilters(view=view, before=parse_date(before, "--before"),
-                                same_field=same_field, other_fields=other_fields)
-        hits = (search_papers(_vault(home), text, k=k, filters=filters, mode=mode,
-                              other_views=other_views) if by_paper else
-                search_vault(_vault(home), text, k=k, filters=filters, mode=mode))
+        paths = _vault(home)
+        params = {"q": text, "k": k, "view": view, "before": before, "same_field": same_field,
+                  "other_fields": other_fields, "mode": mode}
+        hits = None if local or by_paper else ask_running(paths.home, params)
+        if hits is None:
+            from .index.search import SearchFilters, parse_date, search_vault
+
+            filters = SearchFilters(view=view, before=parse_date(before, "--before"),
+                                    same_field=same_field, other_fields=other_fields)
+            if by_paper:
+                from .index.papers import search_papers
+
+                found = search_papers(paths, text, k=k, filters=filters, mode=mode,
+                                      other_views=other_views)
+            else:
+                found = search_vault(paths, text, k=k, filters=filters, mode=mode)
+            hits = [hit.as_dict() for hit in found]
     except VaultError as exc:
         raise _fail(str(exc)) from None
     for hit in hits:
-        typer.echo(json.dumps(hit.as_dict(), default=str, ensure_ascii=False))
+        typer.echo(json.dumps(hit, default=str, ensure_ascii=False))
     if not hits:
         typer.secho("no result: nothing in the index matches these filters", err=True)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", "-p", help="Port.")] = 8765,
+    home: HomeOption = None,
+) -> None:
+    """Serve the vault: a JSON API (/api/search, /api/papers, /api/tables, /api/sql) and a
+    web page to search and browse papers and their views; `vault search` uses it."""
+    from .serve import run
+
+    try:
+        run(_vault(home).home, host, port)
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
 
 
 @app.command()
@@ -557,12 +800,13 @@ def demo(home: HomeOption = None) -> None:
         _import(paths, [sample_dir()])
         typer.echo(f"cutoff for the sample: {DEMO_CUTOFF} (the default is 2026-01-01)")
         _record_demo_cutoff(paths)
-        with vault_lock(paths, 0, "vault demo"):
+        with lock.vault_lock(paths, 0, "vault demo"):
             ok = _materialize(paths, None, run_config=DEMO_RUN_CONFIG)
         typer.echo("\nlatest papers in the vault:")
-        _print_relation(query(paths, "SELECT arxiv_id, latest_version AS v, published, "
-                                     "primary_category, title FROM papers "
-                                     "ORDER BY published DESC LIMIT 5"), "table", 5)
+        _print_relation(sql_module.query(paths, "SELECT arxiv_id, latest_version AS v, "
+                                                "published, primary_category, title FROM "
+                                                "papers ORDER BY published DESC LIMIT 5"),
+                        "table", 5)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     status(home=paths.home)
@@ -575,12 +819,15 @@ def demo(home: HomeOption = None) -> None:
         raise _fail("the demo run failed or a check did not pass (see above)")
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
+                               "help_option_names": ["--help"]})
 def dev(ctx: typer.Context, home: HomeOption = None) -> None:
-    """Start the Dagster UI and daemon (`dagster dev`) on this vault; extra args pass through."""
+    """Start the Dagster UI and daemon (`dagster dev`) on this vault; extra args pass through
+    (`-h HOST` is Dagster's host, not help)."""
     paths = _paths(home)
     _instance(paths)
-    executable = shutil.which("dagster")
+    own = Path(sys.executable).with_name("dagster")  # this environment's, activated or not
+    executable = str(own) if own.exists() else shutil.which("dagster")
     if executable is None:
         raise _fail("the `dagster` command is not installed in this environment")
     env = os.environ | {"VAULT_HOME": str(paths.home)}

@@ -14,17 +14,27 @@ import functools
 from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import httpx
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .errors import VaultError
+from .lazy import lazy_import
 from .paths import VaultPaths
-from .sources import arxiv_api, fulltext, oai_pmh, openreview, semantic_scholar
 from .sources.config import SECRET_ENV, HarvestConfig, load_config, secret
-from .sources.context import HarvestContext
+
+if TYPE_CHECKING:
+    from .sources.context import HarvestContext
+
+# The clients load on first use: `vault --help` and the other commands never pay for them.
+httpx = lazy_import("httpx")
+arxiv_api = lazy_import("vault_pipeline.sources.arxiv_api")
+fulltext = lazy_import("vault_pipeline.sources.fulltext")
+oai_pmh = lazy_import("vault_pipeline.sources.oai_pmh")
+openreview = lazy_import("vault_pipeline.sources.openreview")
+semantic_scholar = lazy_import("vault_pipeline.sources.semantic_scholar")
+sources_context = lazy_import("vault_pipeline.sources.context")
 
 harvest_app = typer.Typer(help="Harvest live sources into the raw zone (politely, resumably).",
                           no_args_is_help=True)
@@ -56,7 +66,7 @@ def _reporting(command: Callable[..., None]) -> Callable[..., None]:
 @contextlib.contextmanager
 def _context(home: Path | None, config: Path | None) -> Iterator[HarvestContext]:
     paths = VaultPaths.from_env(home).ensure()
-    with HarvestContext.open(paths, load_config(paths, config)) as ctx, Progress(
+    with sources_context.HarvestContext.open(paths, load_config(paths, config)) as ctx, Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
             TimeElapsedColumn(), transient=False) as bar:
         task = bar.add_task("starting", total=None)
@@ -77,16 +87,28 @@ def _url(base: str, params: dict[str, Any]) -> str:
 @harvest_app.command("config")
 @_reporting
 def show_config(home: HomeOption = None, config: ConfigOption = None) -> None:
-    """Print the effective harvest configuration (secrets shown only as set / unset)."""
+    """Print the effective harvest configuration as TOML (secrets shown only as set /
+    unset, in comments); a copy of it is a valid harvest.toml to start from."""
+    import tomlkit
+
     settings: HarvestConfig = load_config(VaultPaths.from_env(home), config)
-    typer.echo(f"# from {settings.source}; environment overrides applied")
-    for section in ("arxiv", "openreview", "s2", "retry"):
-        typer.echo(f"[{section}]")
-        for key, value in dataclasses.asdict(getattr(settings, section)).items():
-            typer.echo(f"{key} = {value!r}")
-    typer.echo(f"user_agent = {settings.user_agent!r}")
+    document = tomlkit.document()
+    document.add(tomlkit.comment(f"from {settings.source}; environment overrides applied"))
+    document.add(tomlkit.comment(f"user agent: {settings.user_agent}"))
     for name, env in SECRET_ENV.items():
-        typer.echo(f"{env}: {'set' if secret(name) else 'unset'}")
+        document.add(tomlkit.comment(f"{env}: {'set' if secret(name) else 'unset'}"))
+    for section in ("arxiv", "openreview", "s2", "retry"):
+        document[section] = _toml_value(dataclasses.asdict(getattr(settings, section)))
+    typer.echo(tomlkit.dumps(document).rstrip())
+
+
+def _toml_value(value: Any) -> Any:
+    """TOML has no null and no tuple: unset keys are left out, tuples become arrays."""
+    if isinstance(value, dict):
+        return {k: _toml_value(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_toml_value(v) for v in value]
+    return value
 
 
 @arxiv_app.command("oai")
@@ -108,7 +130,7 @@ def arxiv_oai(
         raise VaultError("--until is before --from")
     paths = VaultPaths.from_env(home).ensure()
     if dry_run:
-        ctx = HarvestContext.open(paths, load_config(paths, config))
+        ctx = sources_context.HarvestContext.open(paths, load_config(paths, config))
         window = (start, end) if force else oai_pmh.plan_window(ctx, start, end, prefix, oai_set)
         if window is None:
             typer.echo(f"{start}..{end} already harvested: nothing would be requested")
@@ -180,7 +202,7 @@ def arxiv_ids(
     wanted_ids = _read_ids(ids, file)
     if dry_run:
         paths = VaultPaths.from_env(home).ensure()
-        ctx = HarvestContext.open(paths, load_config(paths, config))
+        ctx = sources_context.HarvestContext.open(paths, load_config(paths, config))
         wanted, report = arxiv_api.plan_ids(ctx, wanted_ids)
         chunk = ctx.config.arxiv.ids_per_request
         typer.echo(f"would request {len(wanted)} ids in {-(-len(wanted) // chunk)} requests; "
@@ -224,7 +246,7 @@ def arxiv_fulltext(
         else settings.arxiv.fulltext.published_until)
     kinds = tuple(kind) if kind else None
     if dry_run:
-        ctx = HarvestContext.open(paths, settings)
+        ctx = sources_context.HarvestContext.open(paths, settings)
         items = fulltext.plan(ctx, scope, ids, kinds, retry_failed, max_files)
         typer.echo(f"would download {len(items)} file(s)")
         for item in items[:20]:
@@ -256,7 +278,7 @@ def harvest_openreview(
     chosen = [configured.get(v) or dataclasses.replace(settings.openreview.venues[0], id=v)
               for v in venue] if venue else list(configured.values())
     if dry_run:
-        ctx = HarvestContext.open(paths, settings)
+        ctx = sources_context.HarvestContext.open(paths, settings)
         for item in chosen:
             state = ctx.cursors.load(openreview.cursor_key("openreview", item.id))
             if state.get("complete") and not refresh:
@@ -291,7 +313,7 @@ def harvest_s2(
     paths = VaultPaths.from_env(home).ensure()
     settings = load_config(paths, config)
     if dry_run:
-        ctx = HarvestContext.open(paths, settings)
+        ctx = sources_context.HarvestContext.open(paths, settings)
         chosen = _read_ids(ids, file) if ids or file else semantic_scholar.post_cutoff_ids(ctx)
         wanted, skipped = semantic_scholar.plan_lookups(ctx, chosen, references, refresh)
         size = min(semantic_scholar.MAX_BATCH, settings.s2.batch_size)

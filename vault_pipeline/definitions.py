@@ -6,6 +6,7 @@ come from the config of the vault they are built for."""
 import dagster as dg
 
 from assets import VaultResource, all_assets, all_checks, harvest_assets
+from assets.io_manager import VaultTableIOManager
 from sensors import all_jobs, all_schedules, all_sensors
 
 from .paths import VaultPaths
@@ -21,7 +22,7 @@ def build_defs(paths: VaultPaths | None = None) -> dg.Definitions:
         jobs=all_jobs,
         sensors=all_sensors,
         schedules=all_schedules,
-        resources={"vault": VaultResource()},
+        resources={"vault": VaultResource(), "io_manager": VaultTableIOManager()},
     )
 
 

@@ -38,12 +38,45 @@ def connect(paths: VaultPaths) -> duckdb.DuckDBPyConnection:
     return connection
 
 
+CATALOG_FILE = "vault.duckdb"
+
+
+def write_catalog(paths: VaultPaths) -> Path:
+    """``<data root>/vault.duckdb``: a DuckDB database of views over the tables (absolute
+    paths), for BI tools and the plain `duckdb` command. Rewritten after each run and
+    swapped in atomically, so a tool that has it open keeps a consistent copy."""
+    import os
+
+    target = paths.home / CATALOG_FILE
+    partial = target.with_name(CATALOG_FILE + ".partial")
+    partial.unlink(missing_ok=True)
+    connection = duckdb.connect(str(partial))
+    try:
+        for name, file in table_files(paths).items():
+            literal = "'" + str(file).replace("'", "''") + "'"
+            connection.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM read_parquet({literal})")
+    finally:
+        connection.close()
+    os.replace(partial, target)
+    return target
+
+
 def _only_queries(connection: duckdb.DuckDBPyConnection, sql: str) -> None:
     """Refuse anything but queries (COPY, ATTACH, CREATE, INSERT, SET, PRAGMA...)."""
     for statement in connection.extract_statements(sql):
         if statement.type not in QUERY_STATEMENTS:
             kind = statement.type.name.replace("_STATEMENT", "")
             raise VaultError(f"{kind} refused: `vault sql` is read-only and runs queries only")
+
+
+HINTS = ("Did you mean", "Candidate bindings")
+
+
+def _one_line(message: str) -> str:
+    """DuckDB's first line, with its hint ("Did you mean "papers"?") kept on it."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    hints = [line for line in lines[1:] if line.startswith(HINTS)]
+    return " ".join(lines[:1] + hints)
 
 
 def query(paths: VaultPaths, sql: str) -> duckdb.DuckDBPyRelation:
@@ -54,7 +87,7 @@ def query(paths: VaultPaths, sql: str) -> duckdb.DuckDBPyRelation:
         _only_queries(connection, sql)
         relation = connection.sql(sql)
     except duckdb.Error as exc:
-        message = str(exc).splitlines()[0]
+        message = _one_line(str(exc))
         if not table_files(paths):
             message += " (the vault has no tables yet: run `vault demo` or `vault materialize`)"
         raise VaultError(message) from None

@@ -90,19 +90,23 @@ def index_dir(paths: VaultPaths) -> Path:
     return paths.home / "index"
 
 
-def connect(paths: VaultPaths) -> lancedb.DBConnection:
+def connect(paths: VaultPaths, fresh_s: float | None = None) -> lancedb.DBConnection:
     """Imported here, not at module level: lancedb takes 1.6 s to import, and every load of
-    the Dagster definitions (each CLI call, each run process) would pay it."""
+    the Dagster definitions (each CLI call, each run process) would pay it. ``fresh_s``: a
+    long-lived reader sees new versions of the table this long after they are written."""
+    from datetime import timedelta
+
     import lancedb
 
     folder = index_dir(paths)
     folder.mkdir(parents=True, exist_ok=True)
-    return lancedb.connect(str(folder))
+    interval = timedelta(seconds=fresh_s) if fresh_s is not None else None
+    return lancedb.connect(str(folder), read_consistency_interval=interval)
 
 
-def open_index(paths: VaultPaths):
+def open_index(paths: VaultPaths, fresh_s: float | None = None):
     """The index table; a clear error when it was never built."""
-    db = connect(paths)
+    db = connect(paths, fresh_s)
     if TABLE not in db.list_tables().tables:
         raise VaultError("the index does not exist yet: materialize it first "
                          "(vault materialize --select index)")

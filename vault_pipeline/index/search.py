@@ -17,7 +17,7 @@ from datetime import date
 from ..errors import VaultError
 from ..ideas.views import VIEW_NAMES
 from ..paths import VaultPaths
-from .embedders import EMBEDDED, Embedder, EmbedderSettings, load_embedder
+from .embedders import EMBEDDED, Embedder, EmbedderSettings, load_embedder, load_query_embedder
 from .lance_index import DISTANCE, IndexSettings, index_metadata, open_index
 
 MODES = ("hybrid", "vector", "text")
@@ -133,10 +133,11 @@ def search(paths: VaultPaths, query: str, embedder: Embedder | None, *, k: int =
 
 def search_vault(paths: VaultPaths, query: str, *, k: int = 10,
                  filters: SearchFilters | None = None, mode: str = "hybrid",
-                 device: str = "cpu") -> list[SearchHit]:
-    """Search with the model the index was built with (read from the index itself)."""
+                 backend: str = "onnx") -> list[SearchHit]:
+    """Search with the model the index was built with (read from the index itself), run by
+    ONNX Runtime unless ``backend`` is `torch`."""
     table = open_index(paths)
     source = index_metadata(table).get("embedder_source", EMBEDDED)
-    embedder = (None if mode == "text"
-                else load_embedder(EmbedderSettings(model=source, device=device)))
+    embedder = (None if mode == "text" else load_query_embedder(source) if backend == "onnx"
+                else load_embedder(EmbedderSettings(model=source, backend=backend)))
     return search(paths, query, embedder, k=k, filters=filters, mode=mode, table=table)
