@@ -32,10 +32,8 @@ class VaultTableIOManager(dg.ConfigurableIOManager):
             from vault_pipeline.index.lance_index import open_index
 
             return open_index(paths)
-        file = paths.table(name)
-        if not file.exists():
+        frame = paths.store.read_optional(name)
+        if frame is None:
             raise VaultError(f"asset {name!r} has no table in {paths.tables} (materialize it "
                              "first; harvests and exports write no table)")
-        import polars as pl
-
-        return pl.read_parquet(file)
+        return frame

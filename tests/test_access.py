@@ -64,8 +64,9 @@ def test_python_api_search_keeps_model_and_index(indexed) -> None:
 def test_load_asset_value_returns_the_table(indexed) -> None:
     from dagster import DagsterInstance
 
-    from vault_pipeline.definitions import defs
+    from vault_pipeline.definitions import build_defs
 
+    defs = build_defs(indexed)
     with DagsterInstance.ephemeral() as instance:
         papers = defs.load_asset_value("papers", instance=instance)
         index = defs.load_asset_value("index", instance=instance)

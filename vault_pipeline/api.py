@@ -55,10 +55,10 @@ class Vault:
 
     def table(self, name: str) -> pl.DataFrame:
         """One table, whole, as a Polars frame."""
-        file = self.paths.table(name)
-        if not file.exists():
+        frame = self.paths.store.read_optional(name)
+        if frame is None:
             raise VaultError(suggest(name, self.tables(), "table"))
-        return pl.read_parquet(file)
+        return frame
 
     def sql(self, query: str) -> pl.DataFrame:
         """A read-only DuckDB query over every table (each a view by its name)."""
@@ -80,9 +80,9 @@ class Vault:
                 raise VaultError(f"{raw!r} is not an arXiv id") from None
         order = pl.DataFrame({"arxiv_id": normalised, "_order": range(len(normalised))},
                              schema={"arxiv_id": pl.String, "_order": pl.Int64})
-        if not self.paths.table("papers").exists():
+        papers = self.paths.store.scan_optional("papers")
+        if papers is None:
             raise VaultError(suggest("papers", self.tables(), "table"))
-        papers = pl.scan_parquet(self.paths.table("papers"))
         return (papers.join(order.lazy(), on="arxiv_id", how="inner").sort("_order")
                 .drop("_order").collect())
 
@@ -90,11 +90,11 @@ class Vault:
         """The views of one paper (view, text), as the index and the datasets see them."""
         from .ids import normalize_arxiv_id
 
-        if not self.paths.table("views").exists():
+        views = self.paths.store.scan_optional("views")
+        if views is None:
             return pl.DataFrame(schema={"view": pl.String, "text": pl.String})
         wanted = normalize_arxiv_id(arxiv_id)
-        return (pl.scan_parquet(self.paths.table("views"))
-                .filter(pl.col("arxiv_id") == wanted).select("view", "text").collect())
+        return (views.filter(pl.col("arxiv_id") == wanted).select("view", "text").collect())
 
     def search(self, text: str, *, k: int = 10, view: str | None = None,
                before: str | date | None = None, same_field: str | None = None,

@@ -105,7 +105,7 @@ def _raw_stamp(paths: VaultPaths) -> str:
 
 def _output(paths: VaultPaths, asset: str) -> Path:
     folder = FOLDER_OUTPUTS.get(asset)
-    return paths.home / folder if folder else paths.table(asset)
+    return paths.home / folder if folder else Path(paths.store.path(asset))
 
 
 def _stamp(paths: VaultPaths, asset: str, state: State) -> str | None:

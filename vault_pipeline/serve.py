@@ -90,10 +90,8 @@ def _papers(vault: Vault, request: Request) -> dict:
 
 
 def _tables(vault: Vault, request: Request) -> dict:
-    import pyarrow.parquet as pq
-
-    return {"tables": [{"name": name, "rows": pq.ParquetFile(vault.paths.table(name))
-                        .metadata.num_rows} for name in vault.tables()]}
+    return {"tables": [{"name": name, "rows": vault.paths.store.rows(name)}
+                       for name in vault.tables()]}
 
 
 def _sql(vault: Vault, request: Request) -> dict:
