@@ -28,12 +28,15 @@ MATTERS = _cue(r"\b(?:important|crucial|critical|essential|central|fundamental|w
                r"|applications?|concern)\b")
 GAP = _cue(r"\b(?:however|but|although|yet|despite|do(?:es)? not|cannot|fail\w*|limit\w*"
            r"|lack\w*|remain\w*|ignor\w*|overlook\w*|neglect\w*|restricted|only|requir\w*"
-           r"|expensive|costly|difficult)\b")
+           r"|expensive|costly|difficult|rarely|seldom|not known|unknown|unclear)\b")
 EXAMPLE = _cue(r"\b(?:for example|for instance|e\.g\.|such as|consider|as an example"
                r"|illustrat\w*)\b")
 PRIOR = _cue(r"\b(?:prior|previous|existing|recent|traditional|conventional|classical"
              r"|standard|current|earlier) (?:work|works|methods?|approaches|techniques"
-             r"|studies|models|systems|algorithms|research)\b|\bet al\b")
+             r"|studies|models|systems|algorithms|research)\b|\bet al\b"
+             r"|\b(?:many|several|various|numerous|a number of) (?:\w+ ){0,2}(?:techniques"
+             r"|methods|approaches|tools|models|systems|algorithms|criteria|works|studies)"
+             r" (?:have been|were|are being) (?:proposed|developed|introduced|studied)")
 INPUTS = _cue(r"\b(?:given|inputs?|takes as input|receives|observes|conditioned on)\b")
 OUTPUTS = _cue(r"\b(?:outputs?|produces?|predicts?|returns?|generates?|estimates?|computes?"
                r"|recovers?|classif(?:y|ies)|maps? \w+ to)\b")

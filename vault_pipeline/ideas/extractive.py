@@ -191,10 +191,12 @@ def _related_work(doc: _Doc) -> list[dict]:
         })
         if len(entries) == 6:
             break
-    if not entries:
+    if not any(e["open_gap"] for e in entries):  # the introduction may say what is left open
         prior = doc.pick(["introduction", "abstract"], cues.PRIOR, limit=2)
-        if prior:
-            gap = _first(doc.pick(["introduction", "abstract"], cues.GAP, exclude=prior))
+        if prior:  # the gap the introduction names after that prior work
+            start = next(x.paragraph for x in doc.sentences if x.text == prior[0])
+            gap = _first(doc.pick(["introduction", "abstract"], cues.GAP, exclude=prior,
+                                  where=lambda x: x.paragraph >= start))
             entries.append({"sub_area": "Prior work named in the introduction",
                             "what_it_does": " ".join(prior), "open_gap": gap,
                             "citations": []})
