@@ -3,6 +3,8 @@ InnoEval tasks), its calls cached by input hash, its predictions and metrics. Ne
 the default selection (it needs an LLM): run it with `--select group:evaluation_runs` and a
 config naming the backend and model."""
 
+from pathlib import Path
+
 import dagster as dg
 
 from vault_pipeline.evalruns.report import render_report
@@ -42,17 +44,17 @@ class EvalRunConfig(dg.Config):
     price_out: float | None = None
     ideas: IdeasRunConfig = IdeasRunConfig()
 
-    def settings(self) -> EvalRunSettings:
+    def settings(self, home: Path | None = None) -> EvalRunSettings:
         values = self.model_dump()
         values["ideas"] = {k: v for k, v in values.pop("ideas").items() if v is not None}
-        return EvalRunSettings.resolve(values)
+        return EvalRunSettings.resolve(values, home=home)
 
 
 @dg.multi_asset(specs=[table_spec(s, GROUP, DEPS) for s in SCHEMAS])
 def evaluation_runs(context: dg.AssetExecutionContext, config: EvalRunConfig,
                     vault: VaultResource):
     paths = vault.paths()
-    settings = config.settings()
+    settings = config.settings(paths.home)
     report = run_evaluation(paths, settings, log=context.log.info)
     tokens = {t: s.tokens_in + s.tokens_out for t, s in report.by_task.items()}
     yield dg.MaterializeResult(asset_key=EVAL_RUN_CALLS.name, metadata={

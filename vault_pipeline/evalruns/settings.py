@@ -7,15 +7,20 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from .. import config
 from ..errors import VaultError
 from ..ideas.settings import IdeasSettings
 
 REVIEW_TASKS = ("direct", "anchor", "group", "elo", "swiss")
 IDEA_TASKS = ("idea_point3", "idea_point2", "idea_pair", "idea_group")
 TASKS = REVIEW_TASKS + IDEA_TASKS
+
+
+STAGE = "evalruns"  # `vault.toml [evalruns]`, `VAULT_EVALRUNS_<FIELD>`
 
 
 @dataclass(frozen=True)
@@ -59,15 +64,12 @@ class EvalRunSettings:
             raise VaultError("evaluation-run settings: " + "; ".join(problems))
 
     @classmethod
-    def resolve(cls, overrides: Mapping[str, Any] | None = None) -> EvalRunSettings:
-        """Defaults with the given (non-null) values replaced; unknown names are an error."""
-        values = {k: v for k, v in (overrides or {}).items() if v is not None}
-        unknown = set(values) - {f.name for f in fields(cls)}
-        if unknown:
-            raise VaultError(f"unknown evaluation-run settings: {sorted(unknown)}")
-        if "tasks" in values:
-            values["tasks"] = tuple(values["tasks"])
-        return cls(**values)
+    def resolve(cls, overrides: Mapping[str, Any] | None = None,
+                home: Path | None = None) -> EvalRunSettings:
+        """The run config over the lower layers (`vault.toml [evalruns]`,
+        `VAULT_EVALRUNS_<FIELD>`), through the project's one resolver."""
+        return config.resolve(cls, STAGE, home=home, run_config=overrides,
+                              label="evaluation-run settings")
 
     def backend_settings(self, repeat: int = 0) -> IdeasSettings:
         """The ideas stage's backend settings with this run's model, temperature and seed."""
