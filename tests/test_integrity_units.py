@@ -171,3 +171,18 @@ def test_the_view_leak_check_fails_on_a_result_in_words(vault_paths: VaultPaths)
         text=pl.col("text") + " It is twice as fast as the baseline.")
     vault_paths.store.write(VIEWS, views)
     assert not quality.view_leak_findings(vault_paths.store).passed
+
+
+def test_an_export_quotes_the_latest_report_only_while_it_is_current(
+        vault_paths: VaultPaths) -> None:
+    import os
+
+    from vault_pipeline.integrity.report import build_report, current_report, write_report
+
+    _record_table(vault_paths, "Tokens are dropped.")
+    build_views(vault_paths)
+    latest = write_report(vault_paths, build_report(vault_paths) | {"marker": 1})
+    assert current_report(vault_paths).get("marker") == 1  # nothing written since
+    views = vault_paths.store.path("views")
+    os.utime(views, (latest.stat().st_mtime + 5, latest.stat().st_mtime + 5))
+    assert "marker" not in current_report(vault_paths)  # a newer table: built again

@@ -25,7 +25,7 @@ import polars as pl
 from ..errors import VaultError
 from ..evalsets.contamination import evaluation_papers, mark
 from ..index.lance_index import TABLE, index_dir, index_metadata_of
-from ..integrity.report import build_report
+from ..integrity.report import current_report
 from ..paths import VaultPaths
 from ..schemas import (
     EXPORT_OPENAI,
@@ -175,7 +175,7 @@ def export_datasets(paths: VaultPaths, out_dir: Path, overwrite: bool = False,
                                   "excluded_from_training": excluded,
                                   "included": include_evaluation}
         add_evaluation_sets(paths, staging, manifest)
-        integrity = build_report(paths)
+        integrity = current_report(paths)
         report_file = staging / INTEGRITY_FILE
         report_file.write_text(json.dumps(integrity, indent=2, sort_keys=True) + "\n",
                                encoding="utf-8")
