@@ -468,10 +468,6 @@ def find_leaks(text: str | None, planning: bool = False) -> list[Finding]:
     return findings
 
 
-def has_leak(text: str | None) -> bool:
-    return bool(find_leaks(text))
-
-
 @dataclass(frozen=True)
 class Masked:
     text: str
