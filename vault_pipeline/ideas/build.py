@@ -21,7 +21,7 @@ from ..integrity.llm_judge import judge_for
 from ..paths import VaultPaths
 from ..records.masked import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
 from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
-from ..stages import Counts, Stage
+from ..stages import Counts, Stage, plain
 from .backends import Backend, make_backend
 from .backends.base import Request
 from .decompose import BatchOutcome, findings_rows, now, run_batch
@@ -226,7 +226,7 @@ def build_views(paths: VaultPaths) -> ViewsReport:
 
 
 VIEWS_STAGE = Stage(
-    "views", "ideas", inputs=("masked_records",), outputs=(VIEWS,), run=build_views,
+    "views", "ideas", inputs=("masked_records",), outputs=(VIEWS,), run=plain(build_views),
     describe=lambda r: f"views: {r.views} views of {r.records} records",
     figures=lambda r: {VIEWS.name: {
         "dagster/row_count": r.views, "records": r.records,
