@@ -52,6 +52,18 @@ def set_values(config: dg.Config) -> dict[str, Any]:
             for k, v in config.model_dump().items()}
 
 
+def _config(stage: Stage) -> type[dg.Config]:
+    """The run config of a stage, one optional field per field of its settings class."""
+    settings, section = stage.settings, stage.section or stage.name
+    written = settings.__doc__ and not settings.__doc__.startswith(f"{settings.__name__}(")
+    doc = (f"{' '.join(settings.__doc__.split())} " if written else "") + (
+        f"Unset fields fall back to `vault.toml` [{section}], then "
+        f"`VAULT_{section.upper()}_<FIELD>`, then the defaults of "
+        f"`{settings.__module__}.{settings.__qualname__}`.")
+    name = "".join(w.title() for w in stage.name.split("_")) + "Config"
+    return stage_config(settings, section, name, doc)
+
+
 def stage_asset(stage: Stage, kinds: frozenset[str] = PARQUET,
                 kinds_of: Mapping[str, frozenset[str]] | None = None,
                 config: type[dg.Config] | None = None,
@@ -61,10 +73,7 @@ def stage_asset(stage: Stage, kinds: frozenset[str] = PARQUET,
     stage's inputs. ``kinds_of`` gives an output other kinds than ``kinds``; ``config``
     replaces the config generated from the settings class (to document it, or to nest
     another stage's); ``values`` turns the run config into settings values."""
-    config = config or stage_config(
-        stage.settings, stage.section or stage.name,
-        "".join(w.title() for w in stage.name.split("_")) + "Config",
-        stage.settings.__doc__ or f"Settings of the {stage.name} stage.")
+    config = config or _config(stage)
 
     def _asset(context: dg.AssetExecutionContext, config, vault: VaultResource):
         paths = vault.paths()

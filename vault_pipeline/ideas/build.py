@@ -21,13 +21,14 @@ from ..integrity.llm_judge import judge_for
 from ..paths import VaultPaths
 from ..records.masked import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
 from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
-from ..stages import Counts, Stage, plain
+from ..stages import Counts, RunContext, Stage, plain
 from .backends import Backend, make_backend
 from .backends.base import Request
 from .decompose import BatchOutcome, findings_rows, now, run_batch
 from .incremental import BatchRows, StageTables, rows_frame, run_incremental
 from .inputs import PaperInput, input_hash, load_inputs
 from .prompting import Prompt, load_prompt
+from .settings import STAGE as SECTION
 from .settings import IdeasSettings
 from .views import VIEWS_VERSION, build_all
 
@@ -176,6 +177,32 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
         report.judge_flagged = second.flagged
     report.seconds = time.perf_counter() - started
     return report
+
+
+def run_masked_records(paths: VaultPaths, settings: IdeasSettings, context: RunContext
+                       ) -> IdeasReport:
+    return build_masked_records(paths, settings, log=context.log)
+
+
+MASKED_RECORDS_STAGE = Stage(
+    "masked_records", "ideas", inputs=("papers", "documents"),
+    outputs=(MASKED_RECORDS, LLM_FAILURES), run=run_masked_records,
+    settings=IdeasSettings, section=SECTION,
+    describe=lambda r: (f"ideas: {r.records} records, {r.quarantined} quarantined; "
+                        f"{r.processed} asked, {r.reused} reused"),
+    figures=lambda r: {
+        MASKED_RECORDS.name: {
+            "dagster/row_count": r.records, "backend": r.backend, "model": r.model,
+            "prompt_version": r.prompt_version, "papers": r.papers,
+            "processed": r.processed, "reused": r.reused, "retried": r.retried,
+            "leak_rate": round(r.leak_rate, 4), "leaks_masked": r.masked_findings,
+            "judge_calls": r.judge_calls, "judge_errors": r.judge_errors,
+            "judge_flagged": r.judge_flagged, "tokens_in": r.tokens_in,
+            "tokens_out": r.tokens_out, "papers_per_second": round(r.papers_per_second, 2),
+            "seconds": round(r.seconds, 2),
+            "by_input_source": Counts("input source", r.by_source)},
+        LLM_FAILURES.name: {"dagster/row_count": r.quarantined,
+                            "new_this_run": r.new_failures}})
 
 
 @dataclass

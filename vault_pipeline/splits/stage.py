@@ -1,0 +1,43 @@
+"""The `splits` stage: the pre-cutoff vault and the post-cutoff targets, one partition for
+every role. The classifier of paper kinds follows the ideas stage's backend (`auto`), so the
+run resolves the ideas settings of the same data root too."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ideas.settings import IdeasSettings
+from ..paths import VaultPaths
+from ..schemas import SPLITS
+from ..stages import Counts, RunContext, Stage
+from .build import SplitsReport, build_splits
+from .classifiers import make_classifier
+from .settings import STAGE as SECTION
+from .settings import SplitSettings
+
+
+@dataclass(frozen=True)
+class SplitsRun:
+    report: SplitsReport
+    settings: SplitSettings
+    classifier: str
+
+
+def run_splits(paths: VaultPaths, settings: SplitSettings, _context: RunContext) -> SplitsRun:
+    classifier = make_classifier(settings.classifier, IdeasSettings.resolve(home=paths.home))
+    return SplitsRun(build_splits(paths, settings, classifier), settings, classifier.name)
+
+
+STAGE = Stage(
+    "splits", "splits", inputs=("papers", "views", "masked_records", "citations", "documents"),
+    outputs=(SPLITS,), run=run_splits, settings=SplitSettings, section=SECTION,
+    describe=lambda run: f"splits at {run.settings.cutoff}: {run.report.counts}",
+    warnings=lambda run: run.report.warnings,
+    figures=lambda run: {SPLITS.name: {
+        "dagster/row_count": run.report.rows, "cutoff": str(run.settings.cutoff),
+        "seed": run.settings.seed, "classifier": run.classifier,
+        "post_cutoff_papers": run.report.post_cutoff,
+        "citations_known": run.report.citations_known,
+        "by_split": Counts("split", run.report.counts),
+        "excluded_by_reason": Counts("reason", run.report.excluded_by_reason),
+        "warnings": run.report.warnings}})
