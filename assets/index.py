@@ -13,7 +13,6 @@ from .metadata import check_result
 from .resources import VaultResource
 from .stages import stage_asset
 
-
 index = stage_asset(STAGE, kinds=frozenset({"lancedb"}))
 
 

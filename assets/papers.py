@@ -11,7 +11,6 @@ from .metadata import check_result
 from .resources import VaultResource
 from .stages import stage_asset
 
-
 papers = stage_asset(STAGE, kinds_of={PAPERS_REJECTED.name: frozenset({"parquet"})})
 
 
