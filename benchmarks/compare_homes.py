@@ -3,7 +3,7 @@
     python benchmarks/compare_homes.py HOME_A HOME_B
 
 Every Parquet file under either root (tables, exports, cached vectors) and the LanceDB index
-are read, columns that hold a time or a run id are left out (they differ from run to run by
+are read, columns that hold a time, a duration or a run id are left out (they differ from run to run by
 nature), rows are sorted on every remaining column, and the two are compared value for value.
 Prints one line per table and exits 1 when any table differs or exists on one side only."""
 
@@ -20,7 +20,7 @@ VOLATILE_NAMES = ("run_id", "built_at", "created_at", "failed_at", "received_at"
 
 def _volatile(name: str, dtype: pl.DataType) -> bool:
     return (dtype in (pl.Datetime, pl.Time) or isinstance(dtype, pl.Datetime)
-            or name in VOLATILE_NAMES or name.endswith("_at"))
+            or name in VOLATILE_NAMES or name.endswith(("_at", "_ms", "_seconds")))
 
 
 def _comparable(frame: pl.DataFrame) -> pl.DataFrame:
