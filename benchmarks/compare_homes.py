@@ -3,8 +3,9 @@
     python benchmarks/compare_homes.py HOME_A HOME_B
 
 Every Parquet file under either root (tables, exports, cached vectors) and the LanceDB index
-are read, columns that hold a time, a duration or a run id are left out (they differ from run to run by
-nature), rows are sorted on every remaining column, and the two are compared value for value.
+are read; columns that hold a time, a duration or a run id are left out (they differ from run
+to run by nature); rows are sorted on every remaining column, and the two are compared value
+for value.
 Prints one line per table and exits 1 when any table differs or exists on one side only."""
 
 from __future__ import annotations

@@ -66,6 +66,17 @@ class Artifact:
 Output = TableSchema | Artifact
 
 
+@dataclass(frozen=True)
+class StageResult(Generic[S, R]):
+    """A build's report with what the run's figures need besides: the settings it ran under
+    and what was read after the build (``read``, by name: a summary of a table written, a
+    rendered report)."""
+
+    report: R
+    settings: S
+    read: Mapping[str, Any] = field(default_factory=dict)
+
+
 def _none(_report: Any) -> Sequence[str]:
     return ()
 

@@ -7,32 +7,25 @@ and resumes a crashed run."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..paths import VaultPaths
 from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
-from ..stages import Counts, RunContext, Stage
+from ..stages import Counts, RunContext, Stage, StageResult
 from . import quality
 from .build import DocumentsReport, build_documents
 from .settings import STAGE as SECTION
 from .settings import DocumentsSettings
 
-
-@dataclass(frozen=True)
-class DocumentsRun:
-    """The build's report, with the success rate of each source over the whole table."""
-
-    report: DocumentsReport
-    success_rates: dict
+Result = StageResult[DocumentsSettings, DocumentsReport]
 
 
 def run_documents(paths: VaultPaths, settings: DocumentsSettings, _context: RunContext
-                  ) -> DocumentsRun:
+                  ) -> Result:
+    """The build, and the success rate of each source over the whole table."""
     report = build_documents(paths, settings.config())
-    return DocumentsRun(report, quality.success_rates(paths.store))
+    return StageResult(report, settings, {"success_rates": quality.success_rates(paths.store)})
 
 
-def _figures(run: DocumentsRun) -> dict:
+def _figures(run: Result) -> dict:
     r = run.report
     attempts = sum(sum(v.values()) for v in r.attempts_by_kind_status.values())
     return {
@@ -40,7 +33,7 @@ def _figures(run: DocumentsRun) -> dict:
                          "reused": r.reused, "resumed": r.resumed,
                          "by_status": Counts("status", r.by_status),
                          "by_source": Counts("source", r.by_source),
-                         "success_rate_by_source": run.success_rates},
+                         "success_rate_by_source": run.read["success_rates"]},
         DOCUMENT_ATTEMPTS.name: {"dagster/row_count": attempts,
                                  "by_kind_and_status": r.attempts_by_kind_status}}
 

@@ -4,27 +4,20 @@ The evaluator is the ideas stage's backend (the settings' `ideas`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..paths import VaultPaths
 from ..schemas import EVAL_RUN_CALL_FAILURES, EVAL_RUN_CALLS, EVAL_RUN_METRICS, EVAL_RUN_PREDICTIONS
-from ..stages import Markdown, RunContext, Stage
+from ..stages import Markdown, RunContext, Stage, StageResult
 from .report import render_report
 from .run import RunReport, run_evaluation
 from .settings import STAGE as SECTION
 from .settings import EvalRunSettings
 
 
-@dataclass(frozen=True)
-class EvalRun:
-    report: RunReport
-    rendered: str  # the run's Markdown report
-
-
 def run_evalruns(paths: VaultPaths, settings: EvalRunSettings, context: RunContext
-                 ) -> EvalRun:
+                 ) -> StageResult[EvalRunSettings, RunReport]:
+    """The run, and its report rendered as Markdown."""
     report = run_evaluation(paths, settings, log=context.log)
-    return EvalRun(report, render_report(paths, settings.run_id))
+    return StageResult(report, settings, {"report": render_report(paths, settings.run_id)})
 
 
 STAGE = Stage(
@@ -43,4 +36,4 @@ STAGE = Stage(
             "tokens_by_task": {t: s.tokens_in + s.tokens_out
                                for t, s in run.report.by_task.items()}},
         EVAL_RUN_METRICS.name: {"run_id": run.report.run_id,
-                                "report": Markdown(run.rendered)}})
+                                "report": Markdown(run.read["report"])}})

@@ -6,35 +6,29 @@ figures. Idea extraction uses the ideas stage's backends (the settings' `ideas`)
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from pathlib import Path
 
 from ..paths import VaultPaths
 from ..schemas import EVAL_CARDS, EVAL_EXCLUDED, EVAL_IDEA_FAILURES, EVAL_IDEAS
-from ..stages import Counts, Markdown, RunContext, Stage
+from ..stages import Counts, Markdown, RunContext, Stage, StageResult
 from .build import TABLES, EvalSetsReport, build_evalsets, cards_dir
 from .settings import STAGE as SECTION
 from .settings import EvalSetsSettings
 
-
-@dataclass(frozen=True)
-class EvalSetsRun:
-    report: EvalSetsReport
-    settings: EvalSetsSettings
-    cards: Path  # the folder of the sets' Markdown cards
+Result = StageResult[EvalSetsSettings, EvalSetsReport]
 
 
 def run_evalsets(paths: VaultPaths, settings: EvalSetsSettings, context: RunContext
-                 ) -> EvalSetsRun:
-    return EvalSetsRun(build_evalsets(paths, settings, log=context.log), settings,
-                       cards_dir(paths))
+                 ) -> Result:
+    """The build, and the folder of the sets' Markdown cards it wrote."""
+    return StageResult(build_evalsets(paths, settings, log=context.log), settings,
+                       {"cards": cards_dir(paths)})
 
 
 def _figure(value: float | None) -> float | str:
     return round(value, 4) if value is not None else "n/a"
 
 
-def _set_figures(run: EvalSetsRun, name: str) -> dict:
+def _set_figures(run: Result, name: str) -> dict:
     metrics = run.report.metrics[name]
     reliability = metrics["reliability"]
     return {"dagster/row_count": run.report.rows[name],
@@ -45,10 +39,10 @@ def _set_figures(run: EvalSetsRun, name: str) -> dict:
             "sd_rating": _figure(metrics["scores"]["sd"]),
             "shortfalls": len(metrics["shortfalls"]),
             "metrics": json.loads(json.dumps(metrics, default=str)),
-            "card": Markdown((run.cards / f"{name}.md").read_text(encoding="utf-8"))}
+            "card": Markdown((run.read["cards"] / f"{name}.md").read_text(encoding="utf-8"))}
 
 
-def _figures(run: EvalSetsRun) -> dict:
+def _figures(run: Result) -> dict:
     extraction = run.report.extraction
     return {
         EVAL_IDEAS.name: {
@@ -64,7 +58,7 @@ def _figures(run: EvalSetsRun) -> dict:
         EVAL_CARDS.name: {"dagster/row_count": len(TABLES),
                           "settings_fingerprint": run.settings.fingerprint(),
                           "similarity_method": run.report.similarity_method,
-                          "seconds": run.report.seconds, "cards": run.cards}}
+                          "seconds": run.report.seconds, "cards": run.read["cards"]}}
 
 
 STAGE = Stage(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..errors import VaultError
 from ..paths import VaultPaths
 from ..schemas import VIEWS_INDEX
-from ..stages import Artifact, Counts, RunContext, Stage
+from ..stages import Artifact, Counts, RunContext, Stage, StageResult
 from .embedders import EMBEDDED, EmbedderSettings, load_embedder, load_query_embedder
 from .lance_index import IndexReport, IndexSettings, build_index, index_dir
 
@@ -38,14 +38,11 @@ class IndexBuildSettings:
     exclude_evaluation: bool = IndexSettings.exclude_evaluation
 
 
-@dataclass(frozen=True)
-class IndexRun:
-    report: IndexReport
-    settings: IndexBuildSettings
+Result = StageResult[IndexBuildSettings, IndexReport]
 
 
 def run_index(paths: VaultPaths, settings: IndexBuildSettings, _context: RunContext
-              ) -> IndexRun:
+              ) -> Result:
     embedder = load_embedder(EmbedderSettings(settings.model, settings.batch_size,
                                               settings.device, settings.allow_download,
                                               settings.backend))
@@ -54,10 +51,10 @@ def run_index(paths: VaultPaths, settings: IndexBuildSettings, _context: RunCont
     if settings.backend == "torch":  # export for searches now, while torch is loaded anyway
         with contextlib.suppress(VaultError):
             load_query_embedder(settings.model)
-    return IndexRun(report, settings)
+    return StageResult(report, settings)
 
 
-def _figures(run: IndexRun) -> dict:
+def _figures(run: Result) -> dict:
     r, speed = run.report, run.report.views_per_second
     return {"index": {
         "dagster/row_count": r.rows, "embedder": r.embedder, "dimension": r.dimension,

@@ -4,28 +4,21 @@ run resolves the ideas settings of the same data root too."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..ideas.settings import IdeasSettings
 from ..paths import VaultPaths
 from ..schemas import SPLITS
-from ..stages import Counts, RunContext, Stage
+from ..stages import Counts, RunContext, Stage, StageResult
 from .build import SplitsReport, build_splits
 from .classifiers import make_classifier
 from .settings import STAGE as SECTION
 from .settings import SplitSettings
 
 
-@dataclass(frozen=True)
-class SplitsRun:
-    report: SplitsReport
-    settings: SplitSettings
-    classifier: str
-
-
-def run_splits(paths: VaultPaths, settings: SplitSettings, _context: RunContext) -> SplitsRun:
+def run_splits(paths: VaultPaths, settings: SplitSettings, _context: RunContext
+               ) -> StageResult[SplitSettings, SplitsReport]:
     classifier = make_classifier(settings.classifier, IdeasSettings.resolve(home=paths.home))
-    return SplitsRun(build_splits(paths, settings, classifier), settings, classifier.name)
+    return StageResult(build_splits(paths, settings, classifier), settings,
+                       {"classifier": classifier.name})
 
 
 STAGE = Stage(
@@ -35,7 +28,7 @@ STAGE = Stage(
     warnings=lambda run: run.report.warnings,
     figures=lambda run: {SPLITS.name: {
         "dagster/row_count": run.report.rows, "cutoff": str(run.settings.cutoff),
-        "seed": run.settings.seed, "classifier": run.classifier,
+        "seed": run.settings.seed, "classifier": run.read["classifier"],
         "post_cutoff_papers": run.report.post_cutoff,
         "citations_known": run.report.citations_known,
         "by_split": Counts("split", run.report.counts),
