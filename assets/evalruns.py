@@ -29,10 +29,12 @@ SCHEMAS = (EVAL_RUN_CALLS, EVAL_RUN_CALL_FAILURES, EVAL_RUN_PREDICTIONS, EVAL_RU
 
 class EvalRunConfig(dg.Config):
     """Unset fields keep the defaults of `vault_pipeline.evalruns.settings.EvalRunSettings`;
-    the backend is configured as the ideas stage's, under `ideas`."""
+    the backend is configured as the ideas stage's, under `ideas`; the summaries' backend
+    under `summarizer` (unset: the run's own)."""
 
     run_id: str | None = None
     tasks: list[str] | None = None
+    inputs: list[str] | None = None
     model: str | None = None
     temperature: float | None = None
     seed: int | None = None
@@ -43,10 +45,12 @@ class EvalRunConfig(dg.Config):
     price_in: float | None = None
     price_out: float | None = None
     ideas: IdeasRunConfig = IdeasRunConfig()
+    summarizer: IdeasRunConfig = IdeasRunConfig()
 
     def settings(self, home: Path | None = None) -> EvalRunSettings:
         values = self.model_dump()
-        values["ideas"] = {k: v for k, v in values.pop("ideas").items() if v is not None}
+        for backend in ("ideas", "summarizer"):
+            values[backend] = {k: v for k, v in values.pop(backend).items() if v is not None}
         return EvalRunSettings.resolve(values, home=home)
 
 

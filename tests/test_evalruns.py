@@ -51,7 +51,8 @@ def settings_for(server: EvaluatorServer, **changes) -> EvalRunSettings:
     ideas = {"backend": "openai", "base_url": server.base_url, "http_retries": 0,
              "max_retries": 1, "batch_size": 16}
     return EvalRunSettings.resolve({"model": "test-model", "embedder": "lexical",
-                                    "bootstrap": 50, "ideas": ideas} | changes)
+                                    "bootstrap": 50, "inputs": ["abstract"],
+                                    "ideas": ideas} | changes)
 
 
 def table(paths: VaultPaths, name: str, run_id: str) -> pl.DataFrame:
@@ -215,6 +216,7 @@ def test_assets_run_only_when_selected_then_report_and_sql(sets: VaultPaths,
     config = tmp_path / "run.yaml"
     config.write_text(json.dumps({"ops": {"evaluation_runs": {"config": {
         "run_id": "cli", "tasks": ["direct", "elo", "idea_pair"], "model": "test-model",
+        "inputs": ["abstract"],
         "embedder": "lexical", "bootstrap": 20,
         "ideas": {"backend": "openai", "base_url": server.base_url}}}}}))
     runner = CliRunner()
@@ -234,3 +236,45 @@ def test_assets_run_only_when_selected_then_report_and_sql(sets: VaultPaths,
     assert query.exit_code == 0 and "3" in query.output  # direct, elo, bradley_terry
     missing = runner.invoke(app, ["eval", "report", "nope", *home])
     assert missing.exit_code == 1 and "no evaluation run 'nope'" in missing.output
+
+
+def test_each_paradigm_runs_on_each_input_with_cached_summaries(
+        sets: VaultPaths, server: EvaluatorServer) -> None:
+    settings = settings_for(server, run_id="inputs", tasks=["direct", "group"],
+                            inputs=["abstract", "vanilla", "objective"])
+    report = run_evaluation(sets, settings, log=lambda *_: None)
+    sample = pl.read_parquet(sets.table("eval_review_stratified")).height
+    summaries = pl.read_parquet(sets.table("eval_summaries"))
+    failed = pl.read_parquet(sets.table("eval_summary_failures"))
+    assert summaries.height + failed.height == 2 * sample  # made by the evaluator's backend
+    assert len(server.requests["eval_summary_vanilla"]) >= sample
+    assert report.summaries_missing == failed.height > 0  # a refusal is quarantined
+    calls = pl.concat([table(sets, "eval_run_calls", "inputs"),
+                       table(sets, "eval_run_call_failures", "inputs")], how="diagonal")
+    direct = dict(calls.filter(pl.col("task") == "direct").group_by("input").len().rows())
+    lost = dict(failed.group_by("kind").len().rows())
+    assert direct == {"abstract": sample, "vanilla": sample - lost.get("vanilla", 0),
+                      "objective": sample - lost.get("objective", 0)}
+    shown = [b["messages"][1]["content"] for b in server.requests["eval_direct"]]
+    assert sum("Summary:\nScripted vanilla summary" in u for u in shown) >= direct["vanilla"]
+    assert sum("Summary:\nBackground: Scripted background" in u for u in shown) >= \
+        direct["objective"]
+    metrics = table(sets, "eval_run_metrics", "inputs")
+    got = {(t, i, k) for t, i, k in metrics.select("task", "input", "metric").rows()}
+    for source in ("abstract", "vanilla", "objective"):
+        assert ("direct", source, "spearman") in got and ("group", source, "mse") in got
+        assert ("direct_vs_group", source, "wilcoxon_p_abs_error") in got
+    assert ("direct", "abstract_vs_vanilla", "wilcoxon_p_abs_error") in got
+    asked = server.calls()
+    again = run_evaluation(sets, settings, log=lambda *_: None)
+    assert server.calls() == asked and again.summaries_made == 0 and again.asked == 0
+    # offline summaries beside an LLM evaluator: the server is asked for ratings only
+    offline = settings_for(server, run_id="offline_summaries", tasks=["direct"],
+                           inputs=["objective"], summarizer={"backend": "extractive"})
+    summary_asks = len(server.requests["eval_summary_objective"])
+    run_evaluation(sets, offline, log=lambda *_: None)
+    assert len(server.requests["eval_summary_objective"]) == summary_asks
+    assert table(sets, "eval_run_calls", "offline_summaries").height > 0
+    extractive = pl.read_parquet(sets.table("eval_summaries")).filter(
+        pl.col("backend") == "extractive")
+    assert extractive.height == sample and set(extractive.get_column("kind")) == {"objective"}

@@ -13,7 +13,7 @@ from sklearn.metrics import cohen_kappa_score, f1_score, roc_auc_score
 
 from vault_pipeline.evalruns import metrics as m
 from vault_pipeline.evalruns.scores import bradley_terry, elo
-from vault_pipeline.evalruns.tasks import elo_schedule, group_units
+from vault_pipeline.evalruns.tasks import elo_schedule, group_units, input_texts
 
 
 def test_elo_k32_matches_the_hand_computed_sequence() -> None:
@@ -107,7 +107,7 @@ def test_elo_schedule_and_groups_are_fixed_by_the_seed() -> None:
     assert 40 < firsts < 110  # who is shown first is random, not sorted
     sample = pl.DataFrame({"forum_id": forums[:11], "title": forums[:11],
                            "abstract": forums[:11]})
-    groups = group_units(sample, 5, seed=0)
+    groups = group_units(input_texts(sample), 5, seed=0)
     assert [len(g.items) for g in groups] == [5, 6]  # a last group of one joins the one before
     assert sorted(f for g in groups for f in g.items) == forums[:11]
 
