@@ -236,6 +236,47 @@ def test_assets_run_only_when_selected_then_report_and_sql(sets: VaultPaths,
     assert query.exit_code == 0 and "3" in query.output  # direct, elo, bradley_terry
     missing = runner.invoke(app, ["eval", "report", "nope", *home])
     assert missing.exit_code == 1 and "no evaluation run 'nope'" in missing.output
+    # the default report: one HTML page with its figures inside
+    page = runner.invoke(app, ["eval", "report", "cli", *home])
+    assert page.exit_code == 0, page.output
+    html = (sets.home / "evalruns" / "cli.html").read_text()
+    assert html.count('<img alt="') == 3 and html.count("data:image/png;base64,iVBOR") == 3
+    assert "<td>direct</td>" in html and "<th>human bin</th>" in html
+    assert 'src="http' not in html and "<link" not in html  # nothing outside the page
+    md = runner.invoke(app, ["eval", "report", "cli", "-f", "md", "-o", str(tmp_path / "r.txt"),
+                             *home])
+    assert md.exit_code == 0, md.output
+    assert "![Calibration" in (tmp_path / "r.txt").read_text()
+    assert (tmp_path / "r.calibration.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_run_asset_attaches_a_table_and_plots(sets: VaultPaths,
+                                                  server: EvaluatorServer) -> None:
+    import dagster as dg
+
+    from assets.evalruns import evaluation_runs
+    from assets.resources import VaultResource
+
+    config = {"run_id": "meta", "tasks": ["direct", "group"], "model": "test-model",
+              "inputs": ["abstract", "objective"], "embedder": "lexical", "bootstrap": 20,
+              "summarizer": {"backend": "extractive"},
+              "ideas": {"backend": "openai", "base_url": server.base_url}}
+    result = dg.materialize([evaluation_runs],
+                            resources={"vault": VaultResource(home=str(sets.home))},
+                            run_config={"ops": {"evaluation_runs": {"config": config}}})
+    assert result.success
+    metadata = {e.asset_key.to_user_string(): e.materialization.metadata
+                for e in result.get_asset_materialization_events()}
+    table = metadata["eval_run_metrics"]["metrics"]
+    rows = {(r.data["task"], r.data["input"]): r.data for r in table.value.records}
+    assert set(rows) == {(t, i) for t in ("direct", "group") for i in ("abstract", "objective")}
+    assert -1 <= rows[("direct", "objective")]["spearman"] <= 1
+    plots = metadata["eval_run_metrics"]["plots"].value
+    assert plots.count("](data:image/png;base64,iVBOR") == 3
+    assert Path(metadata["eval_run_metrics"]["report_html"].value).is_file()
+    assert metadata["eval_summaries"]["made"].value + \
+        metadata["eval_summaries"]["reused"].value == pl.read_parquet(
+            sets.table("eval_review_stratified")).height
 
 
 def test_each_paradigm_runs_on_each_input_with_cached_summaries(

@@ -16,7 +16,7 @@ from ..paths import VaultPaths
 from ..schemas import EVAL_RUN_CALLS, EVAL_RUN_METRICS, EVAL_RUN_PREDICTIONS, TableSchema
 from . import metrics as m
 from .scores import bradley_terry, elo
-from .settings import EvalRunSettings
+from .settings import INPUTS, EvalRunSettings
 from .swiss import SCORE
 from .tasks import ABSTRACT
 
@@ -208,8 +208,8 @@ def run_metrics(run_id: str, preds: list[dict[str, Any]], settings: EvalRunSetti
             tau = m.ranking_kendall([r["predicted_label"].split(",") for r in rows],
                                     [r["human_label"].split(",") for r in rows])
             add(task, source, [("ranking_kendall", tau, None, None, len(rows))])
-    paradigms = [t for t in (*RATED, *STRENGTHS)]
-    inputs = list(dict.fromkeys(source for _, source in means))
+    paradigms = [*RATED, *STRENGTHS]
+    inputs = [i for i in INPUTS if any(source == i for _, source in means)]
     for source in inputs:  # paradigms against each other on one input
         for first, second in combinations([t for t in paradigms if (t, source) in means], 2):
             add(f"{first}_vs_{second}", source,
