@@ -137,3 +137,20 @@ def test_swiss_pairs_equal_standings_without_repeats() -> None:
     # when every partner left was met already, the next one is taken
     pairs, bye = pair_round(["a", "b"], {frozenset(("a", "b"))})
     assert pairs == [("a", "b")] and bye is None
+
+
+def test_bootstrap_of_all_resamples_at_once_equals_one_by_one() -> None:
+    rng = np.random.default_rng(5)
+    pred = rng.integers(1, 11, 40).astype(float)
+    human = pred + rng.normal(0, 2, 40)
+    labels = np.asarray(rng.choice(["Reject", "Accept"], 40), dtype=object)
+    truth = np.asarray(rng.choice(["Reject", "Accept"], 40), dtype=object)
+    for stat, p, t in ((m.pearson, pred, human), (m.spearman, pred, human),
+                       (m.accuracy, labels, truth)):
+        draws = np.random.default_rng(7)
+        values = []
+        for _ in range(200):
+            pick = draws.integers(0, 40, 40)
+            values.append(m._safe(stat, p[pick], t[pick]))
+        expected = np.percentile([v for v in values if v is not None], [2.5, 97.5])
+        assert m.bootstrap(stat, p, t, 200, seed=7) == pytest.approx(tuple(expected))
