@@ -23,6 +23,7 @@ from vault_pipeline.evalsets.constructed import constructed_venue
 from vault_pipeline.ideas.backends.base import Answer, Backend, Request
 from vault_pipeline.ideas.backends.openai_compat import OpenAICompatBackend
 from vault_pipeline.paths import VaultPaths
+from vault_pipeline.schemas import EVAL_RUN_CALLS
 
 
 @pytest.fixture(scope="module")
@@ -188,6 +189,15 @@ def test_unknown_task_and_missing_sets_are_one_line_errors(tmp_path: Path) -> No
     paths = VaultPaths(tmp_path / "vault").ensure()
     with pytest.raises(VaultError, match="materialize the evaluation sets first"):
         run_evaluation(paths, EvalRunSettings(tasks=("direct",)), log=lambda *_: None)
+    with pytest.raises(VaultError, match="unknown input 'fulltext'"):
+        EvalRunSettings.resolve({"inputs": ["abstract", "fulltext"]})
+
+
+def test_the_extractive_backend_only_summarizes(sets: VaultPaths) -> None:
+    with pytest.raises(VaultError, match=r"need an LLM backend .* it can write the summaries"):
+        run_evaluation(sets, EvalRunSettings(run_id="offline", tasks=("direct",)),
+                       log=lambda *_: None)
+    assert not sets.store.read(EVAL_RUN_CALLS).get_column("run_id").is_in(["offline"]).any()
 
 
 def test_answers_are_stored_as_json_with_their_cost(sets: VaultPaths,

@@ -136,6 +136,9 @@ def run_evaluation(paths: VaultPaths, settings: EvalRunSettings,
 
     report = RunReport(settings.run_id)
     sets = read_sets(paths, settings.tasks)
+    if backend is None and settings.backend_settings().backend == "extractive":
+        raise VaultError("evaluation runs need an LLM backend (openai, vllm or batch_file), "
+                         "not 'extractive' (it can write the summaries: `summarizer`)")
     texts = review_inputs(paths, settings, sets, report, backend, log)
     units = build_units(paths, settings, sets, report, texts)
     prompts = {t: load_prompt(SPECS[t].prompt) for t in settings.tasks}
