@@ -194,7 +194,7 @@ def test_unknown_task_and_missing_sets_are_one_line_errors(tmp_path: Path) -> No
 
 
 def test_the_extractive_backend_only_summarizes(sets: VaultPaths) -> None:
-    with pytest.raises(VaultError, match=r"need an LLM backend .* it can write the summaries"):
+    with pytest.raises(VaultError, match=r"need an LLM backend .*it can write the summaries"):
         run_evaluation(sets, EvalRunSettings(run_id="offline", tasks=("direct",)),
                        log=lambda *_: None)
     assert not sets.store.read(EVAL_RUN_CALLS).get_column("run_id").is_in(["offline"]).any()
@@ -295,8 +295,9 @@ def test_each_paradigm_runs_on_each_input_with_cached_summaries(
                             inputs=["abstract", "vanilla", "objective"])
     report = run_evaluation(sets, settings, log=lambda *_: None)
     sample = pl.read_parquet(sets.table("eval_review_stratified")).height
-    summaries = pl.read_parquet(sets.table("eval_summaries"))
-    failed = pl.read_parquet(sets.table("eval_summary_failures"))
+    by_server = pl.col("backend") == "openai"  # other tests summarize offline
+    summaries = pl.read_parquet(sets.table("eval_summaries")).filter(by_server)
+    failed = pl.read_parquet(sets.table("eval_summary_failures")).filter(by_server)
     assert summaries.height + failed.height == 2 * sample  # made by the evaluator's backend
     assert len(server.requests["eval_summary_vanilla"]) >= sample
     assert report.summaries_missing == failed.height > 0  # a refusal is quarantined
