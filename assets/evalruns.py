@@ -14,8 +14,9 @@ EvalRunConfig = stage_config(
     EvalRunSettings, STAGE.section, "EvalRunConfig",
     "Unset fields fall back to `vault.toml` [evalruns], then `VAULT_EVALRUNS_<FIELD>`, then "
     "the defaults of `vault_pipeline.evalruns.settings.EvalRunSettings`; the backend is "
-    "configured as the ideas stage's, under `ideas`.",
-    ideas=(IdeasRunConfig, IdeasRunConfig()))
+    "configured as the ideas stage's, under `ideas`; the summaries' backend under "
+    "`summarizer` (unset: the run's own).",
+    ideas=(IdeasRunConfig, IdeasRunConfig()), summarizer=(IdeasRunConfig, IdeasRunConfig()))
 
 evaluation_runs = stage_asset(STAGE, config=EvalRunConfig)
 

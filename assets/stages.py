@@ -9,7 +9,7 @@ from typing import Any
 
 import dagster as dg
 
-from vault_pipeline.stages import Artifact, Counts, Markdown, Output, RunContext, Stage
+from vault_pipeline.stages import Artifact, Counts, Markdown, Output, Rows, RunContext, Stage
 
 from .config import stage_config
 from .metadata import column_schema, counts_table, table_path, table_spec
@@ -24,6 +24,10 @@ def _metadata(figures: Mapping[str, object]) -> dict[str, object]:
             return counts_table(v.counts, v.label)
         if isinstance(v, Markdown):
             return dg.MetadataValue.md(v)
+        if isinstance(v, Rows):
+            schema = dg.TableSchema(columns=[dg.TableColumn(c, t) for c, t in v.columns.items()])
+            return dg.MetadataValue.table(records=[dg.TableRecord(dict(r)) for r in v.records],
+                                          schema=schema)
         if isinstance(v, Path):
             return dg.MetadataValue.path(str(v))
         return dg.MetadataValue.json(v) if isinstance(v, (dict, list)) else v

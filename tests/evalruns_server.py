@@ -1,6 +1,7 @@
 """A scripted evaluator on the local OpenAI-compatible test server: answers each task of the
-evaluation runs by its schema name, with the faults a real evaluator shows: invalid JSON
-(valid when asked again), a refusal (always), ties, and a position bias (pairs: always A)."""
+evaluation runs (and their summaries) by its schema name, with the faults a real evaluator
+shows: invalid JSON (valid when asked again), a refusal (always), ties, and a position bias
+(pairs: always A)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,13 @@ class EvaluatorServer(ScriptedServer):
     def answer(task: str, user: str, digest: int) -> dict:
         count = re.search(r"these (\d+) ", user)
         n = int(count.group(1)) if count else 2
+        if task == "eval_summary_vanilla":
+            return {"summary": f"Scripted vanilla summary {digest % 1000}: the paper's "
+                    "contribution, method, results and impact."}
+        if task == "eval_summary_objective":
+            return {"background": f"Scripted background {digest % 1000}.",
+                    "method": "Scripted method.", "results": "Scripted results.",
+                    "limitations": None}
         if task in ("eval_direct", "eval_anchor"):
             return {"rating": 1 + digest % 10}
         if task == "eval_group":

@@ -23,6 +23,7 @@ from vault_pipeline.evalsets.constructed import constructed_venue
 from vault_pipeline.ideas.backends.base import Answer, Backend, Request
 from vault_pipeline.ideas.backends.openai_compat import OpenAICompatBackend
 from vault_pipeline.paths import VaultPaths
+from vault_pipeline.schemas import EVAL_RUN_CALLS
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +52,8 @@ def settings_for(server: EvaluatorServer, **changes) -> EvalRunSettings:
     ideas = {"backend": "openai", "base_url": server.base_url, "http_retries": 0,
              "max_retries": 1, "batch_size": 16}
     return EvalRunSettings.resolve({"model": "test-model", "embedder": "lexical",
-                                    "bootstrap": 50, "ideas": ideas} | changes)
+                                    "bootstrap": 50, "inputs": ["abstract"],
+                                    "ideas": ideas} | changes)
 
 
 def table(paths: VaultPaths, name: str, run_id: str) -> pl.DataFrame:
@@ -187,6 +189,15 @@ def test_unknown_task_and_missing_sets_are_one_line_errors(tmp_path: Path) -> No
     paths = VaultPaths(tmp_path / "vault").ensure()
     with pytest.raises(VaultError, match="materialize the evaluation sets first"):
         run_evaluation(paths, EvalRunSettings(tasks=("direct",)), log=lambda *_: None)
+    with pytest.raises(VaultError, match="unknown input 'fulltext'"):
+        EvalRunSettings.resolve({"inputs": ["abstract", "fulltext"]})
+
+
+def test_the_extractive_backend_only_summarizes(sets: VaultPaths) -> None:
+    with pytest.raises(VaultError, match=r"need an LLM backend .*it can write the summaries"):
+        run_evaluation(sets, EvalRunSettings(run_id="offline", tasks=("direct",)),
+                       log=lambda *_: None)
+    assert not sets.store.read(EVAL_RUN_CALLS).get_column("run_id").is_in(["offline"]).any()
 
 
 def test_answers_are_stored_as_json_with_their_cost(sets: VaultPaths,
@@ -215,6 +226,7 @@ def test_assets_run_only_when_selected_then_report_and_sql(sets: VaultPaths,
     config = tmp_path / "run.yaml"
     config.write_text(json.dumps({"ops": {"evaluation_runs": {"config": {
         "run_id": "cli", "tasks": ["direct", "elo", "idea_pair"], "model": "test-model",
+        "inputs": ["abstract"],
         "embedder": "lexical", "bootstrap": 20,
         "ideas": {"backend": "openai", "base_url": server.base_url}}}}}))
     runner = CliRunner()
@@ -234,3 +246,87 @@ def test_assets_run_only_when_selected_then_report_and_sql(sets: VaultPaths,
     assert query.exit_code == 0 and "3" in query.output  # direct, elo, bradley_terry
     missing = runner.invoke(app, ["eval", "report", "nope", *home])
     assert missing.exit_code == 1 and "no evaluation run 'nope'" in missing.output
+    # the default report: one HTML page with its figures inside
+    page = runner.invoke(app, ["eval", "report", "cli", *home])
+    assert page.exit_code == 0, page.output
+    html = (sets.home / "evalruns" / "cli.html").read_text()
+    assert html.count('<img alt="') == 3 and html.count("data:image/png;base64,iVBOR") == 3
+    assert "<td>direct</td>" in html and "<th>human bin</th>" in html
+    assert 'src="http' not in html and "<link" not in html  # nothing outside the page
+    md = runner.invoke(app, ["eval", "report", "cli", "-f", "md", "-o", str(tmp_path / "r.txt"),
+                             *home])
+    assert md.exit_code == 0, md.output
+    assert "![Calibration" in (tmp_path / "r.txt").read_text()
+    assert (tmp_path / "r.calibration.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_run_asset_attaches_a_table_and_plots(sets: VaultPaths,
+                                                  server: EvaluatorServer) -> None:
+    import dagster as dg
+
+    from assets.evalruns import evaluation_runs
+    from assets.resources import VaultResource
+
+    config = {"run_id": "meta", "tasks": ["direct", "group"], "model": "test-model",
+              "inputs": ["abstract", "objective"], "embedder": "lexical", "bootstrap": 20,
+              "summarizer": {"backend": "extractive"},
+              "ideas": {"backend": "openai", "base_url": server.base_url}}
+    result = dg.materialize([evaluation_runs],
+                            resources={"vault": VaultResource(home=str(sets.home))},
+                            run_config={"ops": {"evaluation_runs": {"config": config}}})
+    assert result.success
+    metadata = {e.asset_key.to_user_string(): e.materialization.metadata
+                for e in result.get_asset_materialization_events()}
+    table = metadata["eval_run_metrics"]["metrics"]
+    rows = {(r.data["task"], r.data["input"]): r.data for r in table.value.records}
+    assert set(rows) == {(t, i) for t in ("direct", "group") for i in ("abstract", "objective")}
+    assert -1 <= rows[("direct", "objective")]["spearman"] <= 1
+    plots = metadata["eval_run_metrics"]["plots"].value
+    assert plots.count("](data:image/png;base64,iVBOR") == 3
+    assert Path(metadata["eval_run_metrics"]["report_html"].value).is_file()
+    assert metadata["eval_summaries"]["made"].value + \
+        metadata["eval_summaries"]["reused"].value == pl.read_parquet(
+            sets.table("eval_review_stratified")).height
+
+
+def test_each_paradigm_runs_on_each_input_with_cached_summaries(
+        sets: VaultPaths, server: EvaluatorServer) -> None:
+    settings = settings_for(server, run_id="inputs", tasks=["direct", "group"],
+                            inputs=["abstract", "vanilla", "objective"])
+    report = run_evaluation(sets, settings, log=lambda *_: None)
+    sample = pl.read_parquet(sets.table("eval_review_stratified")).height
+    by_server = pl.col("backend") == "openai"  # other tests summarize offline
+    summaries = pl.read_parquet(sets.table("eval_summaries")).filter(by_server)
+    failed = pl.read_parquet(sets.table("eval_summary_failures")).filter(by_server)
+    assert summaries.height + failed.height == 2 * sample  # made by the evaluator's backend
+    assert len(server.requests["eval_summary_vanilla"]) >= sample
+    assert report.summaries_missing == failed.height > 0  # a refusal is quarantined
+    calls = pl.concat([table(sets, "eval_run_calls", "inputs"),
+                       table(sets, "eval_run_call_failures", "inputs")], how="diagonal")
+    direct = dict(calls.filter(pl.col("task") == "direct").group_by("input").len().rows())
+    lost = dict(failed.group_by("kind").len().rows())
+    assert direct == {"abstract": sample, "vanilla": sample - lost.get("vanilla", 0),
+                      "objective": sample - lost.get("objective", 0)}
+    shown = [b["messages"][1]["content"] for b in server.requests["eval_direct"]]
+    assert sum("Summary:\nScripted vanilla summary" in u for u in shown) >= direct["vanilla"]
+    assert sum("Summary:\nBackground: Scripted background" in u for u in shown) >= \
+        direct["objective"]
+    metrics = table(sets, "eval_run_metrics", "inputs")
+    got = {(t, i, k) for t, i, k in metrics.select("task", "input", "metric").rows()}
+    for source in ("abstract", "vanilla", "objective"):
+        assert ("direct", source, "spearman") in got and ("group", source, "mse") in got
+        assert ("direct_vs_group", source, "wilcoxon_p_abs_error") in got
+    assert ("direct", "abstract_vs_vanilla", "wilcoxon_p_abs_error") in got
+    asked = server.calls()
+    again = run_evaluation(sets, settings, log=lambda *_: None)
+    assert server.calls() == asked and again.summaries_made == 0 and again.asked == 0
+    # offline summaries beside an LLM evaluator: the server is asked for ratings only
+    offline = settings_for(server, run_id="offline_summaries", tasks=["direct"],
+                           inputs=["objective"], summarizer={"backend": "extractive"})
+    summary_asks = len(server.requests["eval_summary_objective"])
+    run_evaluation(sets, offline, log=lambda *_: None)
+    assert len(server.requests["eval_summary_objective"]) == summary_asks
+    assert table(sets, "eval_run_calls", "offline_summaries").height > 0
+    extractive = pl.read_parquet(sets.table("eval_summaries")).filter(
+        pl.col("backend") == "extractive")
+    assert extractive.height == sample and set(extractive.get_column("kind")) == {"objective"}

@@ -13,7 +13,7 @@ from sklearn.metrics import cohen_kappa_score, f1_score, roc_auc_score
 
 from vault_pipeline.evalruns import metrics as m
 from vault_pipeline.evalruns.scores import bradley_terry, elo
-from vault_pipeline.evalruns.tasks import elo_schedule, group_units
+from vault_pipeline.evalruns.tasks import elo_schedule, group_units, input_texts
 
 
 def test_elo_k32_matches_the_hand_computed_sequence() -> None:
@@ -107,7 +107,7 @@ def test_elo_schedule_and_groups_are_fixed_by_the_seed() -> None:
     assert 40 < firsts < 110  # who is shown first is random, not sorted
     sample = pl.DataFrame({"forum_id": forums[:11], "title": forums[:11],
                            "abstract": forums[:11]})
-    groups = group_units(sample, 5, seed=0)
+    groups = group_units(input_texts(sample), 5, seed=0)
     assert [len(g.items) for g in groups] == [5, 6]  # a last group of one joins the one before
     assert sorted(f for g in groups for f in g.items) == forums[:11]
 
@@ -137,3 +137,20 @@ def test_swiss_pairs_equal_standings_without_repeats() -> None:
     # when every partner left was met already, the next one is taken
     pairs, bye = pair_round(["a", "b"], {frozenset(("a", "b"))})
     assert pairs == [("a", "b")] and bye is None
+
+
+def test_bootstrap_of_all_resamples_at_once_equals_one_by_one() -> None:
+    rng = np.random.default_rng(5)
+    pred = rng.integers(1, 11, 40).astype(float)
+    human = pred + rng.normal(0, 2, 40)
+    labels = np.asarray(rng.choice(["Reject", "Accept"], 40), dtype=object)
+    truth = np.asarray(rng.choice(["Reject", "Accept"], 40), dtype=object)
+    for stat, p, t in ((m.pearson, pred, human), (m.spearman, pred, human),
+                       (m.accuracy, labels, truth)):
+        draws = np.random.default_rng(7)
+        values = []
+        for _ in range(200):
+            pick = draws.integers(0, 40, 40)
+            values.append(m._safe(stat, p[pick], t[pick]))
+        expected = np.percentile([v for v in values if v is not None], [2.5, 97.5])
+        assert m.bootstrap(stat, p, t, 200, seed=7) == pytest.approx(tuple(expected))

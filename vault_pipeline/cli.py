@@ -595,15 +595,20 @@ def eval_report(
     run_id: Annotated[str, typer.Argument(metavar="RUN", help="Evaluation run id.")],
     home: HomeOption = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Markdown file to write (default "
-        "`$VAULT_HOME/evalruns/<RUN>.md`).")] = None,
+        "--out", "-o", help="File to write (default `$VAULT_HOME/evalruns/<RUN>.html`, or "
+        "`.md` with `--format md`).")] = None,
+    fmt: Annotated[str | None, typer.Option(
+        "--format", "-f", help="`html` (one self-contained page, figures inside) or `md` "
+        "(Markdown, figures as PNG files beside it); default: from the suffix of `--out`, "
+        "else html.")] = None,
 ) -> None:
-    """Write the Markdown report of an evaluation run: the studies' tables, the human noise
-    ceiling, calls and tokens."""
+    """Write the report of an evaluation run: the studies' tables per paradigm and input,
+    the human noise ceiling, the figures (predicted against human, calibration, error per
+    bin), calls and tokens."""
     from .evalruns.report import write_report
 
     try:
-        target = write_report(_vault(home), run_id, out)
+        target = write_report(_vault(home), run_id, out, fmt)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     typer.echo(f"report of run {run_id} written to {target}")

@@ -788,14 +788,66 @@ EVAL_CARDS = TableSchema(
     ),
 )
 
+_SUMMARY_UNIT = (
+    Column("summary_id", _str, "`<forum>:<kind>:<backend>/<model>`: one summary of one paper "
+           "by one summarizer (a new text or prompt replaces it).", False),
+    Column("input_hash", _str, "sha256 of everything the summary depends on (paper text, "
+           "kind, prompt file, backend, model, generation settings).", False),
+    Column("forum_id", _str, "Submission summarized (stratified review sample).", False),
+    Column("kind", _str, "`vanilla` (one 200-300 word paragraph) or `objective` (Background, "
+           "Method, Results, Limitations).", False),
+    Column("backend", _str, "Backend that summarized (`extractive`: the paper's own "
+           "sentences, offline).", False),
+    Column("model", _str, "Summarizer model (or the extractive rules' version).", False),
+    Column("prompt_version", _str, "Prompt file, e.g. `summary_vanilla.v1`.", False),
+    Column("prompt_sha256", _str, "sha256 of the prompt file.", False),
+    Column("source", _str, "Where the summarized text came from: `latex`, `pdf` or "
+           "`abstract_only` (the set's `full_text_source`).", False),
+    Column("attempts", pa.int32(), "Answers asked for (1 + re-asks).", False),
+)
+
+EVAL_SUMMARIES = TableSchema(
+    "eval_summaries",
+    "The review-paradigm study's summary inputs (seed 001): a vanilla and an objective "
+    "summary of each sampled paper's full text, made by the backend with versioned prompts "
+    "and cached by input hash (every evaluation run with the same summarizer reuses them).",
+    (
+        *_SUMMARY_UNIT,
+        Column("summary", _str, "The summary as the evaluator reads it (objective: the four "
+               "headings, each on its own line).", False),
+        Column("answer", _str, "The schema-valid answer as JSON.", False),
+        Column("words", pa.int32(), "Words of `summary`.", False),
+        Column("tokens_in", pa.int64(), "Prompt tokens of every attempt, as reported."),
+        Column("tokens_out", pa.int64(), "Completion tokens of every attempt."),
+        Column("created_at", _ts, "When it was made.", False),
+    ),
+)
+
+EVAL_SUMMARY_FAILURES = TableSchema(
+    "eval_summary_failures",
+    "Summaries with no valid answer after every re-ask: quarantined with the last raw answer; "
+    "the paper's summary inputs are then left out of the run (counted in its log).",
+    (
+        *_SUMMARY_UNIT,
+        Column("reason", _str, "Why the last answer was rejected.", False),
+        Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
+        Column("raw_answer", _str, "The last answer exactly as returned."),
+        Column("failed_at", _ts, "When it was quarantined.", False),
+    ),
+)
+
 _RUN_UNIT = (
-    Column("unit_id", _str, "One call of the run: `<run>:<task>:<item>:<repeat>`.", False),
+    Column("unit_id", _str, "One call of the run: `<run>:<task>:<input>:<item>:<repeat>`.",
+           False),
     Column("input_hash", _str, "sha256 of everything the answer depends on (run, backend, "
            "model, generation settings, prompt file, messages, schema, repeat).", False),
     Column("run_id", _str, "Evaluation run (one evaluator model).", False),
     Column("task", _str, "`direct`, `anchor`, `group`, `elo`, `swiss` (review paradigms on "
            "the stratified sample; a Swiss item id is `r<round>m<match>`), `idea_point3`, "
            "`idea_point2`, `idea_pair`, `idea_group` (InnoEval sets).", False),
+    Column("input", _str, "What the evaluator read: `abstract` (title and abstract), "
+           "`vanilla` / `objective` (the abstract with that summary of the full text, from "
+           "`eval_summaries`) or `idea` (six-part idea).", False),
     Column("item_id", _str, "Forum, pair or group id the call is about.", False),
     Column("items", pa.list_(_str), "Forum ids as presented to the evaluator, in order "
            "(the first is `A` / `1`).", False),
@@ -846,8 +898,9 @@ EVAL_RUN_PREDICTIONS = TableSchema(
     (
         Column("run_id", _str, "Evaluation run.", False),
         Column("task", _str, "Task or derived score (`elo`, `bradley_terry`).", False),
-        Column("input", _str, "Input representation: `abstract` (title and abstract) or "
-               "`idea` (six-part idea).", False),
+        Column("input", _str, "Input representation: `abstract` (title and abstract), "
+               "`vanilla` / `objective` (abstract and that summary) or `idea` (six-part "
+               "idea).", False),
         Column("repeat", pa.int32(), "Repeat number.", False),
         Column("item_id", _str, "Forum, pair or group id.", False),
         Column("predicted", pa.float64(), "Predicted rating or strength (null for labels)."),
@@ -886,8 +939,8 @@ ALL_TABLES: dict[str, TableSchema] = {
                         ROLE_ARTIFACT_FAILURES, EVAL_IDEAS, EVAL_IDEA_FAILURES,
                         EVAL_POINTWISE, EVAL_PAIRWISE, EVAL_GROUPWISE, EVAL_REVIEW_POPULATION,
                         EVAL_REVIEW_STRATIFIED, EVAL_REVIEW_ANCHORS, EVAL_EXCLUDED, EVAL_CARDS,
-                        EVAL_RUN_CALLS, EVAL_RUN_CALL_FAILURES, EVAL_RUN_PREDICTIONS,
-                        EVAL_RUN_METRICS)
+                        EVAL_SUMMARIES, EVAL_SUMMARY_FAILURES, EVAL_RUN_CALLS,
+                        EVAL_RUN_CALL_FAILURES, EVAL_RUN_PREDICTIONS, EVAL_RUN_METRICS)
 }
 
 

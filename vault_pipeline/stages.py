@@ -35,6 +35,15 @@ class Markdown(str):
     """A figure shown as rendered Markdown (a data card, a report)."""
 
 
+@dataclass(frozen=True)
+class Rows:
+    """A figure shown as a table the UI sorts: records and their columns (name -> type:
+    `string`, `int`, `float`)."""
+
+    records: Sequence[Mapping[str, object]]
+    columns: Mapping[str, str]
+
+
 Figures = Mapping[str, object]  # a report's figures for one output
 
 

@@ -4,6 +4,7 @@ base-rate-matched cut, seeded bootstrap intervals) and ICC(2,1) for test-retest.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -28,17 +29,25 @@ def _finite(value: float) -> float | None:
 def bootstrap(stat: Stat, pred: np.ndarray, truth: np.ndarray, resamples: int, seed: int
               ) -> tuple[float | None, float | None]:
     """Percentile 95% interval of ``stat`` over items resampled with replacement (seeded);
-    resamples where the statistic is undefined are skipped."""
+    resamples where the statistic is undefined are skipped. Pearson, Spearman and accuracy
+    are computed for all resamples at once (scipy's `axis`), the same values as one by one."""
     if resamples < 1 or len(pred) < 3:
         return None, None
     rng = np.random.default_rng(seed)
-    values = []
-    for _ in range(resamples):
-        pick = rng.integers(0, len(pred), len(pred))
-        with np.errstate(all="ignore"):
-            value = _safe(stat, pred[pick], truth[pick])
-        if value is not None:
-            values.append(value)
+    picks = rng.integers(0, len(pred), (resamples, len(pred)))  # the stream of one by one
+    rowwise = _ROWWISE.get(stat)
+    if rowwise is not None:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            found = np.asarray(rowwise(pred[picks], truth[picks]), dtype=float)
+        values = found[np.isfinite(found)].tolist()
+    else:
+        values = []
+        for pick in picks:
+            with np.errstate(all="ignore"):
+                value = _safe(stat, pred[pick], truth[pick])
+            if value is not None:
+                values.append(value)
     if not values:
         return None, None
     low, high = np.percentile(values, [2.5, 97.5])
@@ -47,8 +56,6 @@ def bootstrap(stat: Stat, pred: np.ndarray, truth: np.ndarray, resamples: int, s
 
 def _safe(stat: Stat, pred: np.ndarray, truth: np.ndarray) -> float | None:
     try:
-        import warnings
-
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return _finite(stat(pred, truth))
@@ -66,6 +73,24 @@ def spearman(p: np.ndarray, t: np.ndarray) -> float:
 
 def kendall(p: np.ndarray, t: np.ndarray) -> float:
     return stats.kendalltau(p, t).statistic
+
+
+def _pearson_rows(p: np.ndarray, t: np.ndarray) -> np.ndarray:
+    return stats.pearsonr(p, t, axis=1).statistic
+
+
+def _spearman_rows(p: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Spearman's ρ per row: Pearson of the average ranks (what `spearmanr` computes)."""
+    return _pearson_rows(stats.rankdata(p, axis=1), stats.rankdata(t, axis=1))
+
+
+def accuracy(p: np.ndarray, t: np.ndarray) -> float:
+    return accuracy_score(t, p)
+
+
+_ROWWISE: dict[Stat, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    pearson: _pearson_rows, spearman: _spearman_rows,
+    accuracy: lambda p, t: (p == t).mean(axis=1)}
 
 
 def matched_cut(pred: np.ndarray, positives: int) -> np.ndarray:
@@ -113,8 +138,8 @@ def rating_metrics(pred: Sequence[float], human: Sequence[float], threshold: flo
 def label_metrics(pred: Sequence[str], truth: Sequence[str], resamples: int, seed: int
                   ) -> list[Row]:
     p, t = np.asarray(pred, dtype=object), np.asarray(truth, dtype=object)
-    low, high = bootstrap(lambda a, b: accuracy_score(b, a), p, t, resamples, seed)
-    return [("accuracy", _safe(lambda a, b: accuracy_score(b, a), p, t), low, high, len(p)),
+    low, high = bootstrap(accuracy, p, t, resamples, seed)
+    return [("accuracy", _safe(accuracy, p, t), low, high, len(p)),
             ("f1_macro", _safe(lambda a, b: f1_score(b, a, average="macro", zero_division=0),
                                p, t), None, None, len(p))]
 

@@ -1,6 +1,9 @@
-"""`vault eval report RUN`: the run's tables as the studies print them (review paradigms:
-correlations with intervals, error, inflation, agreement; InnoEval: accuracies and ranking
-agreement), beside the human noise ceiling of the sample's card, with calls and tokens."""
+"""`vault eval report RUN`: the run's tables as the studies print them (review paradigms per
+input: correlations with intervals, error, inflation, agreement; the inputs and paradigms
+compared; InnoEval: accuracies and ranking agreement), beside the human noise ceiling of
+the sample's card, with the study's figures (predicted against human, calibration, error
+per bin) and calls and tokens. Written as one self-contained HTML page, or as Markdown with
+the figures as PNG files beside it."""
 
 from __future__ import annotations
 
@@ -17,16 +20,26 @@ from ..schemas import (
     EVAL_RUN_CALLS,
     EVAL_RUN_METRICS,
     EVAL_RUN_PREDICTIONS,
+    EVAL_SUMMARIES,
 )
+from .render import Block, Figure, Heading, Table, Text, markdown, to_html
+from .settings import INPUTS
 
+FORMATS = ("html", "md")
 REVIEW_ROWS = ("direct", "anchor", "group", "elo", "bradley_terry", "swiss")
 REVIEW_COLUMNS = ("pearson", "spearman", "kendall", "mse", "inflation", "auc", "kappa_fixed",
                   "kappa_matched", "f1_macro", "f1_weighted", "reject_recall",
                   "partial_pearson_length", "icc_2_1_retest")
+INPUT_COLUMNS = ("pearson", "spearman", "kendall", "mse", "inflation", "kappa_matched")
 IDEA_ROWS = ("idea_point3", "idea_point2", "idea_pair", "idea_group_best",
              "idea_group_ranking")
 IDEA_COLUMNS = ("accuracy", "f1_macro", "pair_accuracy", "pair_accuracy_easy",
                 "pair_accuracy_hard", "chose_first_rate", "best_accuracy", "ranking_kendall")
+WILCOXON = "wilcoxon_p_abs_error"
+INPUT_WORDS = {"abstract": "title and abstract",
+               "vanilla": "abstract and a vanilla summary of the full text",
+               "objective": "abstract and an objective summary (Background, Method, Results, "
+                            "Limitations) of the full text"}
 
 
 def _cell(row: dict | None) -> str:
@@ -39,65 +52,123 @@ def _cell(row: dict | None) -> str:
 
 
 def metrics_table(metrics: pl.DataFrame, tasks: tuple[str, ...], columns: tuple[str, ...]
-                  ) -> str:
-    """One row per task present, one column per metric any of them has."""
+                  ) -> Table:
+    """One row per task present, one column per metric any of them has (``metrics``: the
+    rows of one input)."""
     cells = {(r["task"], r["metric"]): r for r in metrics.iter_rows(named=True)}
     rows = [t for t in tasks if any(k[0] == t for k in cells)]
     shown = [c for c in columns if any((t, c) in cells for t in rows)]
-    if not rows:
-        return "_no results_"
-    lines = ["| task | n | " + " | ".join(shown) + " |", "|---|---|" + "---|" * len(shown)]
+    out = []
     for task in rows:
         n = max(r["n"] for k, r in cells.items() if k[0] == task)
-        lines.append(f"| {task} | {n} | " + " | ".join(_cell(cells.get((task, c)))
-                                                        for c in shown) + " |")
-    return "\n".join(lines)
+        out.append([task, str(n), *(_cell(cells.get((task, c))) for c in shown)])
+    return Table(["task", "n", *shown], out)
 
 
-def bin_table(paths: VaultPaths, run_id: str) -> str:
-    """Calibration by human score bin: the mean prediction of each paradigm (mean over
-    repeats) beside the mean human rating of the bin, where a scatter plot would show it."""
+def _inputs_of(frame: pl.DataFrame) -> list[str]:
+    present = set(frame.get_column("input").to_list())
+    return [i for i in INPUTS if i in present]
+
+
+def inputs_table(metrics: pl.DataFrame) -> Table:
+    """The study's input comparison: each metric averaged over the paradigms run on it."""
+    rated = metrics.filter(pl.col("task").is_in(list(REVIEW_ROWS))
+                           & pl.col("metric").is_in(list(INPUT_COLUMNS)))
+    rows = []
+    for source in _inputs_of(rated):
+        part = rated.filter(pl.col("input") == source)
+        means = dict(part.group_by("metric").agg(pl.col("value").mean()).rows())
+        count = part.get_column("task").n_unique()
+        rows.append([source, str(count), *("–" if means.get(c) is None else
+                                           f"{means[c]:.3f}" for c in INPUT_COLUMNS)])
+    return Table(["input", "paradigms", *INPUT_COLUMNS], rows)
+
+
+def wilcoxon_table(metrics: pl.DataFrame, by: str) -> Table:
+    """p-values of the Wilcoxon tests: paradigm pairs by input (``by="input"``), or input
+    pairs by paradigm (``by="task"``)."""
+    tests = metrics.filter(pl.col("metric") == WILCOXON)
+    if by == "input":
+        tests = tests.filter(pl.col("task").str.contains("_vs_"))
+        rows_of, cols_of = "task", "input"
+    else:
+        tests = tests.filter(pl.col("input").str.contains("_vs_"))
+        rows_of, cols_of = "input", "task"
+    cells = {(r[rows_of], r[cols_of]): r for r in tests.iter_rows(named=True)}
+    rows = list(dict.fromkeys(k[0] for k in cells))
+    cols = sorted(dict.fromkeys(k[1] for k in cells),
+                  key=lambda c: INPUTS.index(c) if c in INPUTS else len(INPUTS))
+    return Table([rows_of if by == "input" else "inputs", *cols],
+                 [[r, *(_cell(cells.get((r, c))) for c in cols)] for r in rows],
+                 empty="no pair to compare")
+
+
+def rating_items(paths: VaultPaths, run_id: str) -> pl.DataFrame:
+    """Each rated paper's mean prediction over repeats beside its human mean, per paradigm
+    and input."""
     preds = paths.store.read(EVAL_RUN_PREDICTIONS).filter(
         (pl.col("run_id") == run_id) & pl.col("human").is_not_null()
-        & pl.col("task").is_in(list(REVIEW_ROWS)))
-    if preds.is_empty():
-        return "_no rating predictions_"
-    per_item = preds.group_by("task", "item_id").agg(pl.col("predicted").mean(),
-                                                      pl.col("human").first())
-    binned = per_item.with_columns(bin=pl.col("human").floor().cast(pl.Int32))
-    cells = binned.group_by("bin", "task").agg(pred=pl.col("predicted").mean(),
-                                               human=pl.col("human").mean(), n=pl.len())
-    tasks = [t for t in REVIEW_ROWS if t in set(cells.get_column("task"))]
-    lines = ["| human bin | n | human mean | " + " | ".join(tasks) + " |",
-             "|---|---|---|" + "---|" * len(tasks)]
-    for (bin_,), rows in cells.sort("bin").group_by("bin", maintain_order=True):
-        by_task = {r["task"]: r for r in rows.iter_rows(named=True)}
+        & pl.col("predicted").is_not_null() & pl.col("task").is_in(list(REVIEW_ROWS)))
+    return preds.group_by("task", "input", "item_id").agg(pl.col("predicted").mean(),
+                                                          pl.col("human").first())
+
+
+def score_bins(items: pl.DataFrame) -> pl.DataFrame:
+    """Per paradigm, input and integer human bin: mean prediction, mean human rating, mean
+    absolute error and papers."""
+    return (items.with_columns(bin=pl.col("human").floor().cast(pl.Int32))
+            .group_by("task", "input", "bin")
+            .agg(pred=pl.col("predicted").mean(), human=pl.col("human").mean(),
+                 mae=(pl.col("predicted") - pl.col("human")).abs().mean(), n=pl.len())
+            .sort("task", "input", "bin"))
+
+
+def bin_table(bins: pl.DataFrame, source: str) -> Table:
+    """Calibration by human score bin on one input: each paradigm's mean prediction beside
+    the bin's human mean (its error in brackets)."""
+    part = bins.filter(pl.col("input") == source)
+    tasks = [t for t in REVIEW_ROWS if t in set(part.get_column("task"))]
+    rows = []
+    for (bin_,), cells in part.sort("bin").group_by("bin", maintain_order=True):
+        by_task = {r["task"]: r for r in cells.iter_rows(named=True)}
         first = next(iter(by_task.values()))
-        shown = [f"{by_task[t]['pred']:.2f} ({by_task[t]['pred'] - by_task[t]['human']:+.2f})"
-                 if t in by_task else "–" for t in tasks]
-        lines.append(f"| {bin_} | {first['n']} | {first['human']:.2f} | "
-                     + " | ".join(shown) + " |")
-    return "\n".join(lines)
+        rows.append([str(bin_), str(first["n"]), f"{first['human']:.2f}",
+                     *(f"{by_task[t]['pred']:.2f} ({by_task[t]['pred'] - by_task[t]['human']:+.2f})"
+                       if t in by_task else "–" for t in tasks)])
+    return Table(["human bin", "n", "human mean", *tasks], rows,
+                 empty="no rating predictions")
 
 
-def cost_table(paths: VaultPaths, run_id: str) -> str:
-    calls = paths.store.read(EVAL_RUN_CALLS).filter(
-        pl.col("run_id") == run_id)
+def cost_table(paths: VaultPaths, run_id: str) -> tuple[Table, str]:
+    calls = paths.store.read(EVAL_RUN_CALLS).filter(pl.col("run_id") == run_id)
     failed = paths.store.read(EVAL_RUN_CALL_FAILURES).filter(pl.col("run_id") == run_id)
-    summary = calls.group_by("task").agg(answered=pl.len(), attempts=pl.col("attempts").sum(),
-                                         tokens_in=pl.col("tokens_in").sum(),
-                                         tokens_out=pl.col("tokens_out").sum(),
-                                         cost=pl.col("cost").sum())
-    quarantined = dict(failed.group_by("task").len().rows())
-    lines = ["| task | answered | quarantined | attempts | tokens in | tokens out | cost |",
-             "|---|---|---|---|---|---|---|"]
-    for row in summary.sort("task").iter_rows(named=True):
-        cost = f"{row['cost']:.4f}" if row["cost"] else "–"
-        lines.append(f"| {row['task']} | {row['answered']} | "
-                     f"{quarantined.get(row['task'], 0)} | {row['attempts']} | "
-                     f"{row['tokens_in']:,} | {row['tokens_out']:,} | {cost} |")
-    model = calls.get_column("model").unique().to_list()
-    return "\n".join(lines) + f"\n\nEvaluator: {', '.join(map(str, model)) or '–'}."
+    summary = calls.group_by("task", "input").agg(
+        answered=pl.len(), attempts=pl.col("attempts").sum(),
+        tokens_in=pl.col("tokens_in").sum(), tokens_out=pl.col("tokens_out").sum(),
+        cost=pl.col("cost").sum())
+    quarantined = {(t, i): n for t, i, n in failed.group_by("task", "input").len().rows()}
+    rows = []
+    for row in summary.sort("task", "input").iter_rows(named=True):
+        rows.append([row["task"], row["input"], str(row["answered"]),
+                     str(quarantined.get((row["task"], row["input"]), 0)),
+                     str(row["attempts"]), f"{row['tokens_in']:,}", f"{row['tokens_out']:,}",
+                     f"{row['cost']:.4f}" if row["cost"] else "–"])
+    model = calls.get_column("model").unique().sort().to_list()
+    return (Table(["task", "input", "answered", "quarantined", "attempts", "tokens in",
+                   "tokens out", "cost"], rows),
+            f"Evaluator: {', '.join(map(str, model)) or '–'}.")
+
+
+def summaries_table(paths: VaultPaths, forums: list[str]) -> Table:
+    """The summaries of the run's papers in the shared cache, by kind and summarizer."""
+    made = paths.store.read(EVAL_SUMMARIES).filter(pl.col("forum_id").is_in(forums))
+    rows = [[k, f"{b}/{m}", p, str(n), f"{w:.0f}", f"{ti or 0:,}", f"{to or 0:,}"]
+            for k, b, m, p, n, w, ti, to in made.group_by(
+                "kind", "backend", "model", "prompt_version").agg(
+                pl.len(), pl.col("words").mean(), pl.col("tokens_in").sum(),
+                pl.col("tokens_out").sum()).sort("kind", "backend", "model").rows()]
+    return Table(["kind", "summarizer", "prompt", "summaries", "mean words", "tokens in",
+                  "tokens out"], rows, empty="no summaries (abstract input only)")
 
 
 def noise_ceiling(paths: VaultPaths) -> str:
@@ -113,31 +184,75 @@ def noise_ceiling(paths: VaultPaths) -> str:
         ", ".join(parts) if parts else "not computable") + "."
 
 
-def render_report(paths: VaultPaths, run_id: str) -> str:
-    metrics = paths.store.read(EVAL_RUN_METRICS).filter(
-        pl.col("run_id") == run_id)
+def figures(items: pl.DataFrame, bins: pl.DataFrame) -> list[Figure]:
+    """The three study figures of the rating paradigms (none without rating predictions)."""
+    if items.is_empty():
+        return []
+    from . import plots
+
+    tasks = [t for t in REVIEW_ROWS if t in set(items.get_column("task"))]
+    inputs = _inputs_of(items)
+    return [
+        Figure("scatter", "Predicted (mean over repeats) against the human mean rating, per "
+               "paradigm (columns) and input (rows); dashed: perfect agreement.",
+               plots.scatter(items, tasks, inputs)),
+        Figure("calibration", "Calibration: mean prediction per integer human score bin "
+               "against the bin's human mean, per input; dashed: calibrated.",
+               plots.calibration(bins, tasks, inputs)),
+        Figure("bin_error", "Mean absolute error per human score bin, per paradigm and "
+               "input.", plots.bin_error(bins, tasks, inputs)),
+    ]
+
+
+def report_blocks(paths: VaultPaths, run_id: str, with_figures: bool = True) -> list[Block]:
+    metrics = paths.store.read(EVAL_RUN_METRICS).filter(pl.col("run_id") == run_id)
     if metrics.is_empty():
         raise VaultError(f"no evaluation run {run_id!r}; runs with results: "
                          f"{', '.join(known_runs(paths)) or 'none'}")
-    return "\n\n".join([
-        f"# Evaluation run `{run_id}`",
-        "## Review paradigms (stratified sample, abstract input, against the human mean "
-        "rating)", noise_ceiling(paths),
-        metrics_table(metrics, REVIEW_ROWS, REVIEW_COLUMNS),
-        "Elo, Bradley-Terry and Swiss strengths are min-max mapped onto 1-10, as in the study: "
-        "their MSE and inflation reflect that mapping as much as the judgments. κ at the "
-        "fixed threshold uses the accept threshold; the matched κ accepts as many papers "
-        "as the humans did. Brackets: seeded bootstrap 95% intervals.",
-        "Paradigms compared (Wilcoxon signed-rank test of absolute errors, p-value):",
-        metrics_table(metrics.filter(pl.col("task").str.contains("_vs_")),
-                      tuple(sorted(set(metrics.get_column("task")))),
-                      ("wilcoxon_p_abs_error",)),
-        "### Calibration and error by human score bin",
-        "Mean prediction per bin (its error against the bin's human mean in brackets).",
-        bin_table(paths, run_id),
-        "## Idea evaluation (InnoEval sets, six-part idea input)",
+    items = rating_items(paths, run_id)
+    bins = score_bins(items)
+    blocks: list[Block] = [
+        Heading(f"Evaluation run `{run_id}`", 1),
+        Heading("Review paradigms (stratified sample, against the human mean rating)"),
+        Text(noise_ceiling(paths))]
+    rated = metrics.filter(pl.col("task").is_in(list(REVIEW_ROWS)))
+    for source in _inputs_of(rated):
+        blocks += [Heading(f"Input: {source} ({INPUT_WORDS[source]})", 3),
+                   metrics_table(rated.filter(pl.col("input") == source), REVIEW_ROWS,
+                                 REVIEW_COLUMNS)]
+    blocks += [
+        Text("Elo, Bradley-Terry and Swiss strengths are min-max mapped onto 1-10, as in the "
+             "study: their MSE and inflation reflect that mapping as much as the judgments. "
+             "κ at the fixed threshold uses the accept threshold; the matched κ accepts as "
+             "many papers as the humans did. Brackets: seeded bootstrap 95% intervals."),
+        Heading("Inputs compared", 3),
+        Text("Each metric averaged over the paradigms run on the input (the study's input "
+             "comparison)."),
+        inputs_table(metrics),
+        Text("Inputs of the same paradigm compared (Wilcoxon signed-rank test of absolute "
+             "errors, p-value):"),
+        wilcoxon_table(metrics, "task"),
+        Heading("Paradigms compared", 3),
+        Text("Wilcoxon signed-rank test of absolute errors on the same papers and input, "
+             "p-value:"),
+        wilcoxon_table(metrics, "input"),
+        Heading("Calibration and error by human score bin", 3),
+        Text("Mean prediction per bin (its error against the bin's human mean in "
+             "brackets).")]
+    for source in _inputs_of(bins) or ["abstract"]:
+        blocks += [Text(f"Input `{source}`:"), bin_table(bins, source)]
+    if with_figures:
+        blocks += figures(items, bins)
+    costs, evaluator = cost_table(paths, run_id)
+    forums = items.get_column("item_id").unique().to_list()
+    blocks += [
+        Heading("Idea evaluation (InnoEval sets, six-part idea input)"),
         metrics_table(metrics, IDEA_ROWS, IDEA_COLUMNS),
-        "## Calls and tokens", cost_table(paths, run_id)]) + "\n"
+        Heading("Calls and tokens"), costs, Text(evaluator),
+        Text("Summaries the summary inputs read (cached by input hash, shared by the runs "
+             "with the same summarizer):"),
+        summaries_table(paths, forums)]
+    return blocks
 
 
 def known_runs(paths: VaultPaths) -> list[str]:
@@ -145,8 +260,60 @@ def known_runs(paths: VaultPaths) -> list[str]:
     return sorted(set(metrics.get_column("run_id").to_list()))
 
 
-def write_report(paths: VaultPaths, run_id: str, out: Path | None = None) -> Path:
-    target = out or paths.home / "evalruns" / f"{run_id}.md"
+def headline(paths: VaultPaths, run_id: str) -> list[dict[str, object]]:
+    """One row per task and input with the metrics people look at first (the Dagster
+    table of the run): correlations, error, inflation, matched κ, accuracies."""
+    metrics = paths.store.read(EVAL_RUN_METRICS).filter(
+        (pl.col("run_id") == run_id) & pl.col("metric").is_in(list(HEADLINE))
+        & ~pl.col("input").str.contains("_vs_") & ~pl.col("task").str.contains("_vs_"))
+    cells = {(t, i, m): (v, n) for t, i, m, v, n in
+             metrics.select("task", "input", "metric", "value", "n").rows()}
+    order = {t: n for n, t in enumerate((*REVIEW_ROWS, *IDEA_ROWS))}
+    inputs = {i: n for n, i in enumerate((*INPUTS, "idea"))}
+    keys = sorted({(t, i) for t, i, _ in cells},
+                  key=lambda k: (order.get(k[0], 99), inputs.get(k[1], 99), k))
+    rows = []
+    for task, source in keys:
+        found = {m: cells[(task, source, m)] for m in HEADLINE if (task, source, m) in cells}
+        rows.append({"task": task, "input": source,
+                     "n": max(n for _, n in found.values())}
+                    | {m: found[m][0] if m in found else None for m in HEADLINE})
+    return rows
+
+
+HEADLINE = ("spearman", "pearson", "mse", "inflation", "kappa_matched", "accuracy",
+            "pair_accuracy", "best_accuracy", "ranking_kendall")
+
+
+def write_blocks(blocks: list[Block], target: Path, fmt: str, title: str) -> Path:
+    """``blocks`` as HTML with the figures inside, or as Markdown with the figures as
+    `<stem>.<figure>.png` beside it."""
+    if fmt not in FORMATS:
+        raise VaultError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_report(paths, run_id), encoding="utf-8")
+    if fmt == "html":
+        target.write_text(to_html(blocks, title), encoding="utf-8")
+        return target
+
+    def image(figure: Figure) -> str:
+        path = target.with_name(f"{target.stem}.{figure.name}.png")
+        path.write_bytes(figure.png)
+        return path.name
+
+    target.write_text(markdown(blocks, image), encoding="utf-8")
     return target
+
+
+def default_target(paths: VaultPaths, run_id: str, fmt: str = "html") -> Path:
+    return paths.home / "evalruns" / f"{run_id}.{fmt}"
+
+
+def write_report(paths: VaultPaths, run_id: str, out: Path | None = None,
+                 fmt: str | None = None) -> Path:
+    """Write the report (see :func:`write_blocks`); ``fmt`` defaults to the suffix of
+    ``out`` (`.md`: Markdown), else HTML."""
+    fmt = fmt or ("md" if out is not None and out.suffix.lower() == ".md" else "html")
+    if fmt not in FORMATS:
+        raise VaultError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
+    return write_blocks(report_blocks(paths, run_id), out or default_target(paths, run_id, fmt),
+                        fmt, f"Evaluation run {run_id}")

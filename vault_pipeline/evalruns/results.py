@@ -16,9 +16,9 @@ from ..paths import VaultPaths
 from ..schemas import EVAL_RUN_CALLS, EVAL_RUN_METRICS, EVAL_RUN_PREDICTIONS, TableSchema
 from . import metrics as m
 from .scores import bradley_terry, elo
-from .settings import REVIEW_TASKS, EvalRunSettings
+from .settings import INPUTS, EvalRunSettings
 from .swiss import SCORE
-from .tasks import ABSTRACT, IDEA
+from .tasks import ABSTRACT
 
 RATED = ("direct", "anchor", "group")
 STRENGTHS = ("elo", "bradley_terry", "swiss")
@@ -32,8 +32,8 @@ def _calls(paths: VaultPaths, run_id: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _pred(run_id: str, task: str, repeat: int, item: str, **values: Any) -> dict[str, Any]:
-    source = ABSTRACT if task in REVIEW_TASKS or task in STRENGTHS else IDEA
+def _pred(run_id: str, task: str, source: str, repeat: int, item: str, **values: Any
+          ) -> dict[str, Any]:
     return {"run_id": run_id, "task": task, "input": source, "repeat": repeat,
             "item_id": item} | values
 
@@ -45,48 +45,53 @@ def predictions(run_id: str, calls: list[dict[str, Any]], sets: dict[str, pl.Dat
     if "stratified" in sets:
         human = dict(sets["stratified"].select("forum_id", "mean_rating").rows())
     out: list[dict[str, Any]] = []
-    games: dict[int, list[tuple[str, str, float]]] = defaultdict(list)
-    swiss: dict[int, list[tuple[str, str, float]]] = defaultdict(list)
+    # (input, repeat): outcomes in the schedule's order
+    games: dict[tuple[str, int], list[tuple[str, str, float]]] = defaultdict(list)
+    swiss: dict[tuple[str, int], list[tuple[str, str, float]]] = defaultdict(list)
     truth = _idea_truth(sets)
     for call in calls:
         task, rep, items, answer = call["task"], call["repeat"], call["items"], call["answer"]
+        source = call["input"]
         if task in ("direct", "anchor"):
-            out.append(_pred(run_id, task, rep, items[0], predicted=float(answer["rating"]),
-                             human=human.get(items[0])))
+            out.append(_pred(run_id, task, source, rep, items[0],
+                             predicted=float(answer["rating"]), human=human.get(items[0])))
         elif task == "group":
             given = {r["id"]: r["rating"] for r in answer["ratings"]}
-            out += [_pred(run_id, task, rep, f, predicted=float(given[i]), human=human.get(f))
+            out += [_pred(run_id, task, source, rep, f, predicted=float(given[i]),
+                          human=human.get(f))
                     for i, f in enumerate(items, 1) if i in given]
         elif task == "elo":  # item ids are the schedule's order
-            games[rep].append((items[0], items[1], SCORE[answer["better"]]))
+            games[(source, rep)].append((items[0], items[1], SCORE[answer["better"]]))
         elif task == "swiss":
-            swiss[rep].append((items[0], items[1], SCORE[answer["better"]]))
+            swiss[(source, rep)].append((items[0], items[1], SCORE[answer["better"]]))
         elif task in ("idea_point3", "idea_point2"):
             column = "label_3class" if task == "idea_point3" else "label_binary"
-            out.append(_pred(run_id, task, rep, items[0], predicted_label=answer["label"],
+            out.append(_pred(run_id, task, source, rep, items[0],
+                             predicted_label=answer["label"],
                              human_label=truth[column].get(items[0])))
         elif task == "idea_pair":
             chosen = items[0] if answer["better"] == "A" else items[1]
             better, difficulty = truth["pairs"][call["item_id"]]
-            out.append(_pred(run_id, task, rep, call["item_id"], predicted_label=chosen,
-                             human_label=better, difficulty=difficulty,
+            out.append(_pred(run_id, task, source, rep, call["item_id"],
+                             predicted_label=chosen, human_label=better,
+                             difficulty=difficulty,
                              predicted=1.0 if answer["better"] == "A" else 0.0))
         elif task == "idea_group":
             ranking = [items[i - 1] for i in answer["ranking"] if 1 <= i <= len(items)]
             best = items[answer["best"] - 1] if 1 <= answer["best"] <= len(items) else None
             true_rank = truth["groups"][call["item_id"]]
-            out.append(_pred(run_id, "idea_group_best", rep, call["item_id"],
+            out.append(_pred(run_id, "idea_group_best", source, rep, call["item_id"],
                              predicted_label=best, human_label=true_rank[0]))
-            out.append(_pred(run_id, "idea_group_ranking", rep, call["item_id"],
+            out.append(_pred(run_id, "idea_group_ranking", source, rep, call["item_id"],
                              predicted_label=",".join(dict.fromkeys(ranking)),
                              human_label=",".join(true_rank)))
-    for rep, played in sorted(swiss.items()):
-        out += [_pred(run_id, "swiss", rep, f, predicted=s, human=human.get(f))
+    for (source, rep), played in sorted(swiss.items()):
+        out += [_pred(run_id, "swiss", source, rep, f, predicted=s, human=human.get(f))
                 for f, s in sorted(to_scale(win_rates(played)).items())]
-    for rep, played in sorted(games.items()):
+    for (source, rep), played in sorted(games.items()):
         for name, scores in (("elo", elo(played, settings.elo_k)),
                              ("bradley_terry", bradley_terry(played))):
-            out += [_pred(run_id, name, rep, f, predicted=s, human=human.get(f))
+            out += [_pred(run_id, name, source, rep, f, predicted=s, human=human.get(f))
                     for f, s in sorted(to_scale(scores).items())]
     return out
 
@@ -152,34 +157,36 @@ def _mean_over_repeats(rows: list[dict]) -> tuple[list[str], np.ndarray, np.ndar
 
 
 def run_metrics(run_id: str, preds: list[dict[str, Any]], settings: EvalRunSettings,
-                lengths: dict[str, int]) -> list[dict[str, Any]]:
-    """Per task: the studies' metrics on the mean over repeats (and ICC(2,1) across them),
-    the correlation with input length partialled out; Wilcoxon between rating paradigms.
-    ``lengths``: characters of each paper's input."""
-    by_task: dict[str, list[dict]] = defaultdict(list)
+                lengths: dict[tuple[str, str], int]) -> list[dict[str, Any]]:
+    """Per task and input: the studies' metrics on the mean over repeats (and ICC(2,1)
+    across them), the correlation with input length partialled out; Wilcoxon between rating
+    paradigms on the same input, and between inputs of the same paradigm. ``lengths``:
+    characters the evaluator read of each paper, by (input, forum)."""
+    by_cell: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for row in preds:
-        by_task[row["task"]].append(row)
+        by_cell[(row["task"], row["input"])].append(row)
     out: list[dict[str, Any]] = []
     seed, resamples = settings.seed, settings.bootstrap
 
-    def add(task: str, rows: list[m.Row]) -> None:
-        source = by_task[task][0]["input"]
+    def add(task: str, source: str, rows: list[m.Row]) -> None:
         out.extend({"run_id": run_id, "task": task, "input": source, "metric": name,
                     "value": value, "ci_low": low, "ci_high": high, "n": n}
                    for name, value, low, high, n in rows)
 
-    means: dict[str, dict[str, tuple[float, float]]] = {}
-    for task, rows in sorted(by_task.items()):
+    means: dict[tuple[str, str], dict[str, tuple[float, float]]] = {}
+    for (task, source), rows in sorted(by_cell.items()):
         if task in RATED or task in STRENGTHS:
             items, pred, human, matrix = _mean_over_repeats(rows)
-            means[task] = {i: (p, h) for i, p, h in zip(items, pred, human, strict=True)}
+            means[(task, source)] = {i: (p, h) for i, p, h in
+                                     zip(items, pred, human, strict=True)}
             found = m.rating_metrics(pred, human, settings.accept_threshold, resamples, seed)
             found.append(("partial_pearson_length",
-                          m.partial_pearson(pred, human, [lengths.get(i, 0) for i in items]),
+                          m.partial_pearson(pred, human,
+                                            [lengths.get((source, i), 0) for i in items]),
                           None, None, len(items)))
             if matrix is not None:
                 found.append(("icc_2_1_retest", m.icc_2_1(matrix), None, None, len(matrix)))
-            add(task, found)
+            add(task, source, found)
         elif task in ("idea_point3", "idea_point2", "idea_group_best", "idea_pair"):
             kept = [r for r in rows if r["human_label"] is not None]
             found = m.label_metrics([r["predicted_label"] or "" for r in kept],
@@ -196,20 +203,29 @@ def run_metrics(run_id: str, preds: list[dict[str, Any]], settings: EvalRunSetti
                 found.append(("chose_first_rate", float(np.mean([r["predicted"]
                                                                  for r in kept]))
                               if kept else None, None, None, len(kept)))
-            add(task, found)
+            add(task, source, found)
         elif task == "idea_group_ranking":
             tau = m.ranking_kendall([r["predicted_label"].split(",") for r in rows],
                                     [r["human_label"].split(",") for r in rows])
-            add(task, [("ranking_kendall", tau, None, None, len(rows))])
-    for first, second in combinations([t for t in (*RATED, *STRENGTHS) if t in means], 2):
-        shared = sorted(set(means[first]) & set(means[second]))
-        row = m.wilcoxon_errors([means[first][i][0] for i in shared],
-                                [means[second][i][0] for i in shared],
-                                [means[first][i][1] for i in shared])
-        out.append({"run_id": run_id, "task": f"{first}_vs_{second}", "input": ABSTRACT,
-                    "metric": row[0], "value": row[1], "ci_low": None, "ci_high": None,
-                    "n": row[4]})
+            add(task, source, [("ranking_kendall", tau, None, None, len(rows))])
+    paradigms = [*RATED, *STRENGTHS]
+    inputs = [i for i in INPUTS if any(source == i for _, source in means)]
+    for source in inputs:  # paradigms against each other on one input
+        for first, second in combinations([t for t in paradigms if (t, source) in means], 2):
+            add(f"{first}_vs_{second}", source,
+                [_wilcoxon(means[(first, source)], means[(second, source)])])
+    for task in paradigms:  # one paradigm's inputs against each other
+        for first, second in combinations([i for i in inputs if (task, i) in means], 2):
+            add(task, f"{first}_vs_{second}",
+                [_wilcoxon(means[(task, first)], means[(task, second)])])
     return out
+
+
+def _wilcoxon(first: dict[str, tuple[float, float]], second: dict[str, tuple[float, float]]
+              ) -> m.Row:
+    shared = sorted(set(first) & set(second))
+    return m.wilcoxon_errors([first[i][0] for i in shared], [second[i][0] for i in shared],
+                             [first[i][1] for i in shared])
 
 
 def _replace_run(paths: VaultPaths, schema: TableSchema, run_id: str, rows: list[dict]) -> int:
@@ -219,17 +235,23 @@ def _replace_run(paths: VaultPaths, schema: TableSchema, run_id: str, rows: list
 
 
 def write_results(paths: VaultPaths, settings: EvalRunSettings, sets: dict[str, pl.DataFrame],
-                  report: Any) -> None:
+                  report: Any, texts: dict[str, dict[str, str]] | None = None) -> None:
     preds = predictions(settings.run_id, _calls(paths, settings.run_id), sets, settings)
     _replace_run(paths, EVAL_RUN_PREDICTIONS, settings.run_id, preds)
     _replace_run(paths, EVAL_RUN_METRICS, settings.run_id,
-                 run_metrics(settings.run_id, preds, settings, _lengths(sets)))
+                 run_metrics(settings.run_id, preds, settings, _lengths(sets, texts or {})))
 
 
-def _lengths(sets: dict[str, pl.DataFrame]) -> dict[str, int]:
+def _lengths(sets: dict[str, pl.DataFrame], texts: dict[str, dict[str, str]]
+             ) -> dict[tuple[str, str], int]:
+    """Characters the evaluator read of each paper per input (the abstract alone, or with
+    its summary)."""
     if "stratified" not in sets:
         return {}
-    sample = sets["stratified"]
-    return dict(zip(sample.get_column("forum_id").to_list(),
-                    sample.get_column("abstract").fill_null("").str.len_chars().to_list(),
-                    strict=True))
+    if not texts:
+        sample = sets["stratified"]
+        abstracts = sample.get_column("abstract").fill_null("").str.len_chars().to_list()
+        return {(ABSTRACT, f): n for f, n in zip(sample.get_column("forum_id").to_list(),
+                                                 abstracts, strict=True)}
+    return {(source, forum): len(text) for source, papers in texts.items()
+            for forum, text in papers.items()}

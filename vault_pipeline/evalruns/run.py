@@ -10,18 +10,17 @@ import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from importlib import resources
+from dataclasses import dataclass
 
 import polars as pl
 
 from ..errors import VaultError
 from ..evalsets.similarity import topic_space, topic_text
-from ..ideas.backends import Answer, Backend, Request, make_backend
+from ..ideas.backends import Backend, Request, make_backend
 from ..ideas.decompose import now, run_batch
 from ..ideas.incremental import StageTables, run_incremental
 from ..ideas.inputs import ABSTRACT_ONLY, PaperInput
-from ..ideas.prompting import Prompt, read_sections
+from ..ideas.prompting import Prompt
 from ..integrity.gate import NEVER, FieldPolicy, Gate
 from ..paths import VaultPaths
 from ..schemas import (
@@ -34,9 +33,12 @@ from ..schemas import (
     EVAL_RUN_CALLS,
     TableSchema,
 )
+from .metering import Metered, RunReport, TaskStats
+from .prompting import load_prompt, prompt_versions, render
 from .settings import REVIEW_TASKS, EvalRunSettings
+from .summaries import build_summaries
 from .swiss import swiss_rounds
-from .tasks import SPECS, Unit, check_no_leak, task_units
+from .tasks import ABSTRACT, SPECS, Unit, check_no_leak, input_texts, task_units
 
 TABLES = StageTables(EVAL_RUN_CALLS, EVAL_RUN_CALL_FAILURES, "unit_id", "evalruns",
                      keep_unrequested=True)
@@ -52,67 +54,6 @@ _NEEDS = {"direct": ("stratified",), "anchor": ("stratified", "anchors"),
           "idea_group": ("groupwise",)}
 
 
-def load_prompt(version: str) -> Prompt:
-    sections, sha = read_sections(version, ("system", "user", "repair"),
-                                  package="vault_pipeline.evalruns", folder="prompts")
-    return Prompt(version, sections["system"], sections["user"], sections["repair"], sha)
-
-
-def prompt_versions() -> list[str]:
-    root = resources.files("vault_pipeline.evalruns") / "prompts"
-    return sorted(p.name.removesuffix(".md") for p in root.iterdir() if p.name.endswith(".md"))
-
-
-def render(prompt: Prompt, unit: Unit) -> tuple[dict[str, str], ...]:
-    user = prompt.user
-    for name, value in unit.fields.items():
-        user = user.replace("{{" + name + "}}", value)
-    return ({"role": "system", "content": prompt.system}, {"role": "user", "content": user})
-
-
-@dataclass
-class TaskStats:
-    calls: int = 0  # requests sent to the backend, re-asks included
-    tokens_in: int = 0
-    tokens_out: int = 0
-    seconds: float = 0.0
-
-
-@dataclass
-class RunReport:
-    run_id: str
-    units: int = 0  # calls the run consists of (all tasks, all repeats)
-    reused: int = 0
-    asked: int = 0
-    quarantined: int = 0
-    by_task: dict[str, TaskStats] = field(default_factory=lambda: defaultdict(TaskStats))
-    similarity_method: str | None = None
-
-
-class Metered(Backend):
-    """A backend that counts what went through it, per task (the benchmark and the report
-    read these; the tables keep tokens per call)."""
-
-    name = "metered"
-
-    def __init__(self, inner: Backend, task_of: dict[str, str], report: RunReport) -> None:
-        super().__init__(inner.model)
-        self.inner, self.task_of, self.report = inner, task_of, report
-        self.deterministic = inner.deterministic  # a batch file cannot be asked again
-        self.tokens: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-
-    def generate(self, requests: Sequence[Request]) -> list[Answer]:
-        answers = self.inner.generate(requests)
-        for answer in answers:
-            stats = self.report.by_task[self.task_of[answer.custom_id]]
-            stats.calls += 1
-            stats.tokens_in += answer.tokens_in or 0
-            stats.tokens_out += answer.tokens_out or 0
-            self.tokens[answer.custom_id][0] += answer.tokens_in or 0
-            self.tokens[answer.custom_id][1] += answer.tokens_out or 0
-        return answers
-
-
 def read_sets(paths: VaultPaths, tasks: Sequence[str]) -> dict[str, pl.DataFrame]:
     needed = sorted({name for t in tasks for name in _NEEDS[t]})
     missing = [SETS[n].name for n in needed if not paths.store.exists(SETS[n])]
@@ -123,16 +64,36 @@ def read_sets(paths: VaultPaths, tasks: Sequence[str]) -> dict[str, pl.DataFrame
     return {n: paths.store.read(SETS[n]) for n in needed}
 
 
+def review_inputs(paths: VaultPaths, settings: EvalRunSettings,
+                  sets: dict[str, pl.DataFrame], report: RunReport, backend: Backend | None,
+                  log: Callable[[str], object]) -> dict[str, dict[str, str]]:
+    """What the review paradigms read of each sampled paper, per input of the run: title
+    and abstract, and with each summary kind (summaries made or reused first)."""
+    if not any(t in REVIEW_TASKS for t in settings.tasks):
+        return {}
+    sample = sets["stratified"]
+    kinds = tuple(i for i in settings.inputs if i != ABSTRACT)
+    made = build_summaries(paths, settings, sample, kinds, report,
+                           backend=None if settings.summarizer else backend, log=log)
+    return {i: input_texts(sample) if i == ABSTRACT else input_texts(sample, made[i])
+            for i in settings.inputs}
+
+
 def build_units(paths: VaultPaths, settings: EvalRunSettings, sets: dict[str, pl.DataFrame],
-                report: RunReport) -> list[Unit]:
+                report: RunReport, texts: dict[str, dict[str, str]] | None = None
+                ) -> list[Unit]:
+    """Every unit of the run but Swiss rounds: each review paradigm once per input in
+    ``texts`` (default: the abstract only), each idea task once."""
+    if texts is None:
+        texts = {ABSTRACT: input_texts(sets["stratified"])} if "stratified" in sets else {}
     units: list[Unit] = []
     for task in settings.tasks:
         similarity = None
         if task == "anchor":
             sample, anchors = sets["stratified"], sets["anchors"]
-            texts = [topic_text(t, a) for t, a in [*anchors.select("title", "abstract").rows(),
+            corpus = [topic_text(t, a) for t, a in [*anchors.select("title", "abstract").rows(),
                                                    *sample.select("title", "abstract").rows()]]
-            space = topic_space(paths, texts, settings.embedder)
+            space = topic_space(paths, corpus, settings.embedder)
             report.similarity_method = space.method
             rows = list(range(anchors.height, anchors.height + sample.height))
             similarity = space.similarity(rows, list(range(anchors.height))) \
@@ -140,7 +101,11 @@ def build_units(paths: VaultPaths, settings: EvalRunSettings, sets: dict[str, pl
             if similarity is None:
                 raise VaultError("anchor rating needs anchors and a sample: the "
                                  "eval_review_anchors table is empty")
-        units += task_units(task, sets, settings, similarity)
+        if task in REVIEW_TASKS:
+            for source, papers in texts.items():
+                units += task_units(task, sets, settings, similarity, papers, source)
+        else:
+            units += task_units(task, sets, settings, similarity)
     check_no_leak(units)
     return units
 
@@ -171,7 +136,11 @@ def run_evaluation(paths: VaultPaths, settings: EvalRunSettings,
 
     report = RunReport(settings.run_id)
     sets = read_sets(paths, settings.tasks)
-    units = build_units(paths, settings, sets, report)
+    if backend is None and settings.backend_settings().backend == "extractive":
+        raise VaultError("evaluation runs need an LLM backend (openai, vllm or batch_file), "
+                         "not 'extractive' (it can write the summaries: `summarizer`)")
+    texts = review_inputs(paths, settings, sets, report, backend, log)
+    units = build_units(paths, settings, sets, report, texts)
     prompts = {t: load_prompt(SPECS[t].prompt) for t in settings.tasks}
     for repeat in range(settings.repeats):
         backend_settings = settings.backend_settings(repeat)
@@ -182,10 +151,11 @@ def run_evaluation(paths: VaultPaths, settings: EvalRunSettings,
         ask = _Ask(paths, settings, engine, prompts, repeat, report, log)
         ask(units)
         if "swiss" in settings.tasks:
-            swiss_rounds(ask, sets["stratified"], settings)
+            for source, papers in texts.items():
+                swiss_rounds(ask, papers, settings, source)
         if backend is None:
             engine.close()
-    write_results(paths, settings, sets, report)
+    write_results(paths, settings, sets, report, texts)
     return report
 
 
@@ -208,21 +178,21 @@ class _Ask:
         backend_settings = settings.backend_settings(repeat)
         requests: list[Request] = []
         meta: dict[str, tuple[Unit, str, Prompt]] = {}
-        task_of: dict[str, str] = {}
+        cell_of: dict[str, tuple[str, str]] = {}
         for unit in units:
             prompt, spec = self.prompts[unit.task], SPECS[unit.task]
-            messages = render(prompt, unit)
+            messages = render(prompt, unit.fields)
             schema = spec.model.model_json_schema()
-            unit_id = f"{settings.run_id}:{unit.task}:{unit.item_id}:{repeat}"
+            unit_id = f"{settings.run_id}:{unit.task}:{unit.input}:{unit.item_id}:{repeat}"
             key = input_hash(unit_id, self.engine, backend_settings.generation_key(), prompt,
                              messages, schema)
             paper = PaperInput(unit_id, unit.task, "", None, None, ABSTRACT_ONLY, None)
             requests.append(Request(key, paper, messages, schema, f"eval_{unit.task}"))
-            meta[key], task_of[key] = (unit, unit_id, prompt), unit.task
+            meta[key], cell_of[key] = (unit, unit_id, prompt), (unit.task, unit.input)
         self.report.units += len(requests)
         _check_budget(self.paths, settings, requests, backend_settings.retry_failures,
-                      self.report.asked)
-        metered = Metered(self.engine, task_of, self.report)
+                      self.report.asked + self.report.summaries_made)
+        metered = Metered(self.engine, cell_of, self.report)
         asker = _Asker(settings, metered, self.engine, self.prompts, meta, repeat,
                        backend_settings.max_retries, self.report)
         counts = run_incremental(self.paths, TABLES, requests, asker,
@@ -257,14 +227,15 @@ class _Asker:
 
     def __call__(self, batch: list[Request]) -> tuple[list[dict], list[dict]]:
         records, failures = [], []
-        by_task: dict[str, list[Request]] = defaultdict(list)
+        by_cell: dict[tuple[str, str], list[Request]] = defaultdict(list)
         for request in batch:
-            by_task[self.meta[request.custom_id][0].task].append(request)
-        for task, asked in by_task.items():
+            unit = self.meta[request.custom_id][0]
+            by_cell[(unit.task, unit.input)].append(request)
+        for (task, source), asked in by_cell.items():
             started = time.perf_counter()
             outcome = run_batch(self.metered, asked, self.prompts[task], self.max_retries,
                                 lambda _: _OPEN, SPECS[task].model)
-            self.report.by_task[task].seconds += time.perf_counter() - started
+            self.report.timed((task, source), time.perf_counter() - started)
             for done in outcome.accepted:
                 tokens = self.metered.tokens[done.request.custom_id]
                 records.append(self._row(done.request.custom_id, done.attempts) | {
@@ -280,7 +251,8 @@ class _Asker:
     def _row(self, key: str, attempts: int) -> dict:
         unit, unit_id, prompt = self.meta[key]
         return {"unit_id": unit_id, "input_hash": key, "run_id": self.settings.run_id,
-                "task": unit.task, "item_id": unit.item_id, "items": list(unit.items),
+                "task": unit.task, "input": unit.input, "item_id": unit.item_id,
+                "items": list(unit.items),
                 "repeat": self.repeat, "backend": self.engine.name, "model": self.engine.model,
                 "prompt_version": prompt.version, "prompt_sha256": prompt.sha256,
                 "attempts": attempts}

@@ -18,6 +18,9 @@ from ..ideas.settings import IdeasSettings
 REVIEW_TASKS = ("direct", "anchor", "group", "elo", "swiss")
 IDEA_TASKS = ("idea_point3", "idea_point2", "idea_pair", "idea_group")
 TASKS = REVIEW_TASKS + IDEA_TASKS
+# The review-paradigm study's three inputs (seed 001): title and abstract, and the abstract
+# with a vanilla or an objective summary of the full text (`evalruns.summaries`).
+INPUTS = ("abstract", "vanilla", "objective")
 
 
 STAGE = "evalruns"  # `vault.toml [evalruns]`, `VAULT_EVALRUNS_<FIELD>`
@@ -27,6 +30,7 @@ STAGE = "evalruns"  # `vault.toml [evalruns]`, `VAULT_EVALRUNS_<FIELD>`
 class EvalRunSettings:
     run_id: str = "default"
     tasks: tuple[str, ...] = TASKS
+    inputs: tuple[str, ...] = INPUTS  # what the review paradigms read; each runs on each
     model: str | None = None
     temperature: float = 0.0
     seed: int = 0  # groups, Elo pairings and presentation orders; backend seed = seed + repeat
@@ -48,10 +52,17 @@ class EvalRunSettings:
             return None
         return (tokens_in * (self.price_in or 0.0) + tokens_out * (self.price_out or 0.0)) / 1e6
     ideas: dict[str, Any] = field(default_factory=dict)  # backend settings (IdeasSettings)
+    # the summaries' backend: these IdeasSettings over `ideas` (e.g. {"backend":
+    # "extractive"} for offline summaries beside an LLM evaluator); empty: the run's own
+    summarizer: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         problems = [f"unknown task {t!r} (known: {', '.join(TASKS)})"
                     for t in self.tasks if t not in TASKS]
+        problems += [f"unknown input {i!r} (known: {', '.join(INPUTS)})"
+                     for i in self.inputs if i not in INPUTS]
+        if not self.inputs:
+            problems.append("inputs cannot be empty")
         if self.repeats < 1:
             problems.append("repeats must be at least 1")
         if self.group_size < 2 or self.anchors_k < 1 or self.elo_pairs_per_paper < 2:
@@ -77,6 +88,15 @@ class EvalRunSettings:
                    "seed": self.seed + repeat}
         base = IdeasSettings.resolve({k: v for k, v in self.ideas.items() if k != "prompt"})
         return base.replace(**{k: v for k, v in changes.items() if v is not None})
+
+    def summarizer_settings(self) -> IdeasSettings:
+        """The backend that writes the summaries: `summarizer` over the run's backend (the
+        first repeat's seed), so by default the evaluator summarizes, as in the study."""
+        base = self.backend_settings(0)
+        own = {k: v for k, v in self.summarizer.items() if k != "prompt"}
+        if own.get("backend", base.backend) != base.backend and "model" not in own:
+            own["model"] = None  # another backend: its own default model
+        return base.replace(**own)
 
     def fingerprint(self) -> str:
         text = json.dumps(dataclasses.asdict(self), sort_keys=True, default=list)

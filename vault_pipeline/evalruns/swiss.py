@@ -9,10 +9,8 @@ import math
 import random
 from typing import Protocol
 
-import polars as pl
-
 from .settings import EvalRunSettings
-from .tasks import Unit, pair_text, paper_text
+from .tasks import ABSTRACT, Unit, pair_text
 
 SCORE = {"A": 1.0, "B": 0.0, "tie": 0.5}
 
@@ -38,10 +36,10 @@ def pair_round(order: list[str], played: set[frozenset[str]]
     return pairs, (left[0] if left else None)
 
 
-def swiss_rounds(ask: Asker, sample: pl.DataFrame, settings: EvalRunSettings) -> None:
-    """Ask every round of the sample's tournament (who is shown first: seeded random)."""
-    papers = {r["forum_id"]: paper_text(r["title"], r["abstract"])
-              for r in sample.iter_rows(named=True)}
+def swiss_rounds(ask: Asker, papers: dict[str, str], settings: EvalRunSettings,
+                 source: str = ABSTRACT) -> None:
+    """Ask every round of the tournament of ``papers`` (what the evaluator reads of each
+    sampled paper for input ``source``; who is shown first: seeded random)."""
     rng = random.Random(f"swiss:{settings.seed}")
     draw = sorted(papers)
     rng.shuffle(draw)
@@ -54,7 +52,7 @@ def swiss_rounds(ask: Asker, sample: pl.DataFrame, settings: EvalRunSettings) ->
         pairs, _ = pair_round(order, played)
         shown = [(a, b) if rng.random() < 0.5 else (b, a) for a, b in pairs]
         units = [Unit("swiss", f"r{number:02d}m{n:04d}", (a, b),
-                      {"input": pair_text(papers[a], papers[b])})
+                      {"input": pair_text(papers[a], papers[b])}, input=source)
                  for n, (a, b) in enumerate(shown)]
         ids = ask(units)
         answers = ask.answers(ids)

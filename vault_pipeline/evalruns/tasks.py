@@ -88,10 +88,27 @@ class Unit:
     items: tuple[str, ...]
     fields: dict[str, str]
     anchors: tuple[str, ...] = field(default=())  # anchor forum ids shown (anchor task)
+    input: str = ABSTRACT  # what the evaluator reads: `abstract`, `vanilla`, `objective`, `idea`
 
 
-def paper_text(title: str | None, abstract: str | None) -> str:
-    return f"Title: {title or '(untitled)'}\nAbstract: {abstract or '(no abstract)'}"
+def paper_text(title: str | None, abstract: str | None, summary: str | None = None) -> str:
+    """Title and abstract, then the summary where the input has one (the study's
+    `{summary_section}`)."""
+    text = f"Title: {title or '(untitled)'}\nAbstract: {abstract or '(no abstract)'}"
+    return text + f"\nSummary:\n{summary}" if summary else text
+
+
+def input_texts(sample: pl.DataFrame, summaries: dict[str, str] | None = None
+                ) -> dict[str, str]:
+    """What the evaluator reads of each sampled paper for one input: title and abstract,
+    with the paper's summary when ``summaries`` is given (a paper without one is left out
+    of that input)."""
+    out = {}
+    for row in sample.iter_rows(named=True):
+        summary = None if summaries is None else summaries.get(row["forum_id"])
+        if summaries is None or summary:
+            out[row["forum_id"]] = paper_text(row["title"], row["abstract"], summary)
+    return out
 
 
 def idea_text(idea: dict[str, Any] | None) -> str:
@@ -105,13 +122,9 @@ def _listed(labels: list[str], texts: list[str], word: str) -> str:
                                                                            strict=True))
 
 
-def _papers(frame: pl.DataFrame) -> dict[str, str]:
-    return {r["forum_id"]: paper_text(r["title"], r["abstract"])
-            for r in frame.iter_rows(named=True)}
-
-
-def direct_units(sample: pl.DataFrame) -> list[Unit]:
-    return [Unit("direct", f, (f,), {"input": text}) for f, text in _papers(sample).items()]
+def direct_units(papers: dict[str, str], source: str = ABSTRACT) -> list[Unit]:
+    return [Unit("direct", f, (f,), {"input": text}, input=source)
+            for f, text in papers.items()]
 
 
 def _norm_title(title: str | None) -> str:
@@ -134,25 +147,31 @@ def nearest_anchors(sample: pl.DataFrame, anchors: pl.DataFrame, k: int,
 
 
 def anchor_units(sample: pl.DataFrame, anchors: pl.DataFrame, k: int,
-                 similarity: np.ndarray) -> list[Unit]:
+                 similarity: np.ndarray, papers: dict[str, str] | None = None,
+                 source: str = ABSTRACT) -> list[Unit]:
+    """The anchors are shown by title and abstract whatever the input (the study summarises
+    only the papers rated); the paper itself as ``papers`` has it."""
     nearest = nearest_anchors(sample, anchors, k, similarity)
     rows = anchors.to_dicts()
     units = []
     for paper in sample.iter_rows(named=True):
+        if papers is not None and paper["forum_id"] not in papers:
+            continue
         chosen = [rows[i] for i in nearest[paper["forum_id"]]]
         shown = "\n\n".join(f"### Reference {n} (score {a['mean_rating']:g})\n"
                             f"{paper_text(a['title'], a['abstract'])}"
                             for n, a in enumerate(chosen, 1))
+        text = papers[paper["forum_id"]] if papers is not None else paper_text(
+            paper["title"], paper["abstract"])
         units.append(Unit("anchor", paper["forum_id"], (paper["forum_id"],),
-                          {"input": paper_text(paper["title"], paper["abstract"]),
-                           "anchors": shown or "(none)"},
-                          tuple(a["forum_id"] for a in chosen)))
+                          {"input": text, "anchors": shown or "(none)"},
+                          tuple(a["forum_id"] for a in chosen), source))
     return units
 
 
-def group_units(sample: pl.DataFrame, size: int, seed: int) -> list[Unit]:
+def group_units(papers: dict[str, str], size: int, seed: int, source: str = ABSTRACT
+                ) -> list[Unit]:
     """Seeded random groups of ``size``; a last group of one joins the one before."""
-    papers = _papers(sample)
     order = sorted(papers)
     random.Random(f"group:{seed}").shuffle(order)
     groups = [order[i:i + size] for i in range(0, len(order), size)]
@@ -161,7 +180,8 @@ def group_units(sample: pl.DataFrame, size: int, seed: int) -> list[Unit]:
         groups[-1] += last
     return [Unit("group", f"g{n:04d}", tuple(g),
                  {"count": str(len(g)), "input": _listed([str(i) for i in range(1, len(g) + 1)],
-                                                         [papers[f] for f in g], "Submission")})
+                                                         [papers[f] for f in g], "Submission")},
+                 input=source)
             for n, g in enumerate(groups)]
 
 
@@ -187,14 +207,16 @@ def pair_text(first: str, second: str) -> str:
     return _listed(["A", "B"], [first, second], "Submission")
 
 
-def elo_units(sample: pl.DataFrame, per_paper: int, seed: int) -> list[Unit]:
-    papers = _papers(sample)
-    return [Unit("elo", f"m{n:05d}", (a, b), {"input": pair_text(papers[a], papers[b])})
+def elo_units(papers: dict[str, str], per_paper: int, seed: int, source: str = ABSTRACT
+              ) -> list[Unit]:
+    return [Unit("elo", f"m{n:05d}", (a, b), {"input": pair_text(papers[a], papers[b])},
+                 input=source)
             for n, (a, b) in enumerate(elo_schedule(list(papers), per_paper, seed))]
 
 
 def point_units(task: str, pointwise: pl.DataFrame) -> list[Unit]:
-    return [Unit(task, r["forum_id"], (r["forum_id"],), {"input": idea_text(r["idea"])})
+    return [Unit(task, r["forum_id"], (r["forum_id"],), {"input": idea_text(r["idea"])},
+                 input=IDEA)
             for r in pointwise.iter_rows(named=True)]
 
 
@@ -202,7 +224,7 @@ def pair_units(pairwise: pl.DataFrame) -> list[Unit]:
     """The set's own (seeded, random) order: `a` is shown as A."""
     return [Unit("idea_pair", r["pair_id"], (r["forum_id_a"], r["forum_id_b"]),
                  {"input": _listed(["A", "B"], [idea_text(r["idea_a"]), idea_text(r["idea_b"])],
-                                   "Idea")})
+                                   "Idea")}, input=IDEA)
             for r in pairwise.iter_rows(named=True)]
 
 
@@ -214,7 +236,8 @@ def idea_group_units(groupwise: pl.DataFrame) -> list[Unit]:
         units.append(Unit("idea_group", str(group), tuple(m["forum_id"] for m in members),
                           {"count": str(len(members)),
                            "input": _listed([str(i) for i in range(1, len(members) + 1)],
-                                            [idea_text(m["idea"]) for m in members], "Idea")}))
+                                            [idea_text(m["idea"]) for m in members], "Idea")},
+                          input=IDEA))
     return units
 
 
@@ -229,17 +252,23 @@ def check_no_leak(units: list[Unit]) -> None:
 
 
 def task_units(task: str, sets: dict[str, pl.DataFrame], settings: EvalRunSettings,
-               similarity: np.ndarray | None = None) -> list[Unit]:
+               similarity: np.ndarray | None = None, papers: dict[str, str] | None = None,
+               source: str = ABSTRACT) -> list[Unit]:
+    """The units of one task; a review paradigm's for one input (``papers``: what the
+    evaluator reads of each sampled paper, by default title and abstract)."""
     sample = sets.get("stratified")
+    if task in ("direct", "anchor", "group", "elo"):
+        papers = papers if papers is not None else input_texts(sample)
     if task == "direct":
-        return direct_units(sample)
+        return direct_units(papers, source)
     if task == "anchor":
         assert similarity is not None
-        return anchor_units(sample, sets["anchors"], settings.anchors_k, similarity)
+        return anchor_units(sample, sets["anchors"], settings.anchors_k, similarity, papers,
+                            source)
     if task == "group":
-        return group_units(sample, settings.group_size, settings.seed)
+        return group_units(papers, settings.group_size, settings.seed, source)
     if task == "elo":
-        return elo_units(sample, settings.elo_pairs_per_paper, settings.seed)
+        return elo_units(papers, settings.elo_pairs_per_paper, settings.seed, source)
     if task == "swiss":  # asked round by round (`swiss.swiss_rounds`)
         return []
     if task in ("idea_point3", "idea_point2"):

@@ -1,0 +1,63 @@
+"""What an evaluation run spent: requests, tokens and seconds per task and per input (the
+benchmark, the asset metadata and the logs read these; the tables keep tokens per call)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..ideas.backends import Answer, Backend, Request
+
+Cell = tuple[str, str]  # (task, input): `("direct", "vanilla")`, `("summary", "objective")`
+
+
+@dataclass
+class TaskStats:
+    calls: int = 0  # requests sent to the backend, re-asks included
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class RunReport:
+    run_id: str
+    units: int = 0  # calls the run consists of (all tasks, inputs and repeats)
+    reused: int = 0
+    asked: int = 0
+    quarantined: int = 0
+    by_task: dict[str, TaskStats] = field(default_factory=lambda: defaultdict(TaskStats))
+    by_cell: dict[Cell, TaskStats] = field(default_factory=lambda: defaultdict(TaskStats))
+    similarity_method: str | None = None
+    summaries_made: int = 0  # summaries written this run (the rest came from the cache)
+    summaries_reused: int = 0
+    summaries_missing: int = 0  # quarantined: that paper's summary inputs are left out
+
+    def timed(self, cell: Cell, seconds: float) -> None:
+        self.by_task[cell[0]].seconds += seconds
+        self.by_cell[cell].seconds += seconds
+
+
+class Metered(Backend):
+    """A backend that counts what went through it, per task and input."""
+
+    name = "metered"
+
+    def __init__(self, inner: Backend, cell_of: dict[str, Cell], report: RunReport) -> None:
+        super().__init__(inner.model)
+        self.inner, self.cell_of, self.report = inner, cell_of, report
+        self.deterministic = inner.deterministic  # a batch file cannot be asked again
+        self.tokens: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+
+    def generate(self, requests: Sequence[Request]) -> list[Answer]:
+        answers = self.inner.generate(requests)
+        for answer in answers:
+            cell = self.cell_of[answer.custom_id]
+            for stats in (self.report.by_task[cell[0]], self.report.by_cell[cell]):
+                stats.calls += 1
+                stats.tokens_in += answer.tokens_in or 0
+                stats.tokens_out += answer.tokens_out or 0
+            self.tokens[answer.custom_id][0] += answer.tokens_in or 0
+            self.tokens[answer.custom_id][1] += answer.tokens_out or 0
+        return answers
