@@ -26,7 +26,8 @@ from vault_pipeline.documents.fast_pdf import normalize_title
 
 _TOKEN = re.compile(r"[^\W_]+")
 PROBE_WORDS = 5
-_NUMERIC = re.compile(r"\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]")
+# Not ``[0]`` nor an index (``tokens[9:13]``, ``x[2]``): code, not a citation.
+_NUMERIC = re.compile(r"(?<![\w\])])\[[1-9]\d{0,2}(?:\s*[,–-]\s*\d{1,3})*\]")
 _AUTHOR_YEAR = re.compile(r"\([A-Z][^()]{0,120}?,?\s(?:19|20)\d{2}[a-z]?(?:[;,][^()]{0,160})?\)")
 _LINE_END_HYPHEN = re.compile(r"\b[a-z]{2,}-[ \t]*\n[ \t]*[a-z]{2,}")
 _JOINED_HYPHEN = re.compile(r"\b[a-z]{2,}- (?!and\b|or\b|to\b)[a-z]{2,}")

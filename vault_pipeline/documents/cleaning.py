@@ -10,14 +10,22 @@ each rule is a small, separately tested function."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-CLEANING_VERSION = "2"  # 2: citation markers matched over paragraphs, not lines
+CLEANING_VERSION = "3"  # 3: TeX's spacing accents composed; particles in author names
 DEFAULT_MAX_CHARS = 30_000
 
 LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl",
                            "\u00a0": " ", "\u00ad": "", "\u200b": "", "\ufeff": ""})
+
+# TeX fonts draw an accent as its own glyph beside the letter: ``F¨arber``, ``Mitrovi´c``,
+# ``c¸``. The spacing accent and its combining form; the cedilla follows its letter.
+_ACCENTS = {"´": "\u0301", "¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303", "ˇ": "\u030c",
+            "˘": "\u0306", "˚": "\u030a", "˝": "\u030b", "¯": "\u0304", "˙": "\u0307"}
+_ACCENT_BEFORE = re.compile(f"([{''.join(_ACCENTS)}])\\s?([A-Za-zıȷ])")
+_CEDILLA_AFTER = re.compile("([CcSsTt])\\s?¸")
 
 # A heading: Markdown `#`s, or a line that is bold and nothing else (pymupdf4llm without its
 # layout model marks headings that way).
@@ -41,8 +49,11 @@ _CAPTION = re.compile(
     r"(?:\.\d+)?\s*[:.|]", re.IGNORECASE)
 _PICTURE = re.compile(r"^\s*(?:!\[[^\]]*\]\([^)]*\)|\**==> picture .* <==\**)\s*$")
 _NUMERIC_CITATION = re.compile(r"\s?\[(?:[1-9]\d{0,3}(?:\s*[-–,]\s*[1-9]\d{0,3})*)\]")
-_AUTHOR = r"[A-Z][\w'’\-]+(?:\s+(?:and|&)\s+[A-Z][\w'’\-]+|\s+et\s+al\.?)?"
-_YEARS = r"(?:19|20)\d{2}[a-z]?(?:,\s*(?:19|20)\d{2}[a-z]?)*"
+# A name: capitalised words, with the particles of names (``van der Maaten``, ``Queer in AI``).
+_NAME = r"(?:(?:van|von|der|den|de|del|della|da|di|du|la|le)\s+)*[A-Z][\w'’\-]+" \
+    r"(?:\s+(?:(?:van|von|der|den|de|del|da|di|la|le|in|of|for)\s+)*[A-Z][\w'’\-]+){0,3}"
+_AUTHOR = rf"{_NAME}(?:\s+(?:and|&)\s+{_NAME}|\s+et\s+al\.?)?"
+_YEARS = r"(?:19|20)\d{2}[a-z]?(?:,\s*(?:(?:19|20)\d{2}[a-z]?|[a-z]\b))*"
 _AUTHOR_YEAR = re.compile(
     rf"\s?\((?:(?:e\.g\.|i\.e\.|see|cf\.)(?:,)?\s+)?{_AUTHOR},?\s+{_YEARS}"
     rf"(?:;\s*{_AUTHOR},?\s+{_YEARS})*\)")
@@ -93,6 +104,16 @@ def split_parts(markdown: str) -> dict[str, str]:
             current = section_kind(title, current)
         parts[current].append(line)
     return {k: "\n".join(v) for k, v in parts.items()}
+
+
+def compose_accents(text: str) -> str:
+    """``F¨arber`` becomes ``Färber``: a spacing accent drawn beside its letter is composed
+    with it (a name must be one word for its citation to be matched)."""
+    if not any(ch in text for ch in "´¨ˆ˜ˇ˘˚˝¯˙¸"):
+        return text
+    text = _ACCENT_BEFORE.sub(lambda m: unicodedata.normalize(
+        "NFC", m.group(2).replace("ı", "i") + _ACCENTS[m.group(1)]), text)
+    return _CEDILLA_AFTER.sub(lambda m: unicodedata.normalize("NFC", m.group(1) + "\u0327"), text)
 
 
 def drop_repeated_lines(lines: list[str], min_repeats: int = 3) -> list[str]:
@@ -174,7 +195,8 @@ def normalize_whitespace(text: str) -> str:
 
 
 def clean_part(text: str) -> str:
-    lines = text.translate(LIGATURES).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    text = compose_accents(text.translate(LIGATURES))
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     lines = normalize_headings(drop_noise_lines(drop_repeated_lines(lines)))
     return normalize_whitespace(drop_citation_markers(drop_captions("\n".join(lines))))
 
