@@ -130,3 +130,8 @@ def test_tex_spacing_accents_are_composed_so_the_citation_matches() -> None:
         "Färber, Mitrović, Doğan, Lourenço"
     cleaned = clean_document("# 1 Intro\n\nAs found (Saier and F¨arber, 2020).")
     assert cleaned.text == "# 1 Intro\n\nAs found."
+
+
+def test_table_cells_lose_author_year_markers_only() -> None:
+    text = "| AAN (Radev et al., 2009) | [1] | 25k |\n|---|---|---|"
+    assert drop_citation_markers(text) == "| AAN | [1] | 25k |\n|---|---|---|"

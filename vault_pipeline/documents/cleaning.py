@@ -152,7 +152,9 @@ def drop_citation_markers(text: str) -> str:
     """Numeric (``[3]``, ``[2, 5-7]``) and parenthetical author-year markers; narrative ones
     keep the names (``Smith et al. (2020) show`` becomes ``Smith et al. show``). Matched over
     a whole paragraph, so a marker wrapped over two lines (``[12,`` / ``13]``) goes too;
-    table rows and display math are left alone (their paragraphs are cleaned line by line)."""
+    display math is left alone and table rows lose only parenthetical author-year markers
+    (``AAN (Radev et al., 2009)``; a ``[1]`` in a cell may be data): their paragraphs are
+    cleaned line by line."""
     paragraphs = []
     for paragraph in re.split(r"(\n[ \t]*\n)", text):
         lines = paragraph.split("\n")
@@ -160,8 +162,9 @@ def drop_citation_markers(text: str) -> str:
             paragraphs.append(_drop_citations(paragraph))
             continue
         paragraphs.append("\n".join(
-            line if line.lstrip().startswith(("|", "$$")) else _drop_citations(line)
-            for line in lines))
+            line if line.lstrip().startswith("$$") else
+            _AUTHOR_YEAR.sub("", line) if line.lstrip().startswith("|") else
+            _drop_citations(line) for line in lines))
     return "".join(paragraphs)
 
 
