@@ -92,6 +92,7 @@ def test_sample_pdf_converts_with_the_fast_path(tmp_path: Path) -> None:
                                FAST_SETTINGS))
     assert result.status == OK, result.error
     assert "## 1 Introduction" in result.text
+    assert "|features-service|18|1,688|" in result.text  # a grid table: each cell's border
     assert "RESTler" not in result.text and "RESTler" in result.references
 
 

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from vault_pipeline.documents.fast_tables import Piece, captioned, rule_groups, table_markdown
+from vault_pipeline.documents.fast_tables import (
+    Piece,
+    captioned,
+    merged,
+    rule_groups,
+    table_markdown,
+)
 
 
 def test_rules_sharing_their_ends_form_a_table_area() -> None:
@@ -43,3 +49,9 @@ def test_no_table_without_two_rows_and_two_columns() -> None:
     assert table_markdown([Piece(0, 0, 10, 10, "a"), Piece(20, 0, 30, 10, "b")]) is None
     assert table_markdown([Piece(0, 0, 10, 10, "a"), Piece(0, 20, 10, 30, "b")]) is None
     assert table_markdown([]) is None
+
+
+def test_cell_borders_end_to_end_are_one_rule() -> None:
+    strokes = [(325, 214, 407), (406, 214.2, 460), (460.5, 214, 520), (600, 214, 650),
+               (325, 230, 407)]
+    assert merged(strokes) == [(325, 214, 520), (600, 214, 650), (325, 230, 407)]

@@ -50,7 +50,19 @@ def horizontal_rules(page: pymupdf.Page) -> list[tuple[float, float, float]]:
                 rect = pymupdf.Rect(item[1])
                 if rect.height <= RULE_HEIGHT:
                     rules.append((rect.x0, rect.y0, rect.x1))
-    return [r for r in rules if r[2] - r[0] >= MIN_WIDTH * page.rect.width]
+    return [r for r in merged(rules) if r[2] - r[0] >= MIN_WIDTH * page.rect.width]
+
+
+def merged(rules: Sequence[tuple[float, float, float]]) -> list[tuple[float, float, float]]:
+    """Strokes on one height that touch end to end as one rule: a grid table draws the
+    border of each cell on its own."""
+    out: list[tuple[float, float, float]] = []
+    for x0, y, x1 in sorted(rules, key=lambda r: (round(r[1]), r[0])):
+        if out and abs(out[-1][1] - y) <= 0.5 and x0 <= out[-1][2] + 1.5:
+            out[-1] = (out[-1][0], out[-1][1], max(out[-1][2], x1))
+        else:
+            out.append((x0, y, x1))
+    return out
 
 
 def rule_groups(rules: Sequence[tuple[float, float, float]],
