@@ -17,12 +17,16 @@ from tests.conftest import SAMPLE
 from vault_pipeline.documents.cleaning import heading_title
 from vault_pipeline.documents.convert import FAST, PDF, Settings, Task, convert_task
 from vault_pipeline.documents.fast_pdf import (
+    converter_version as fast_version,
+)
+from vault_pipeline.documents.fast_pdf import (
     join_lines,
     normalize_title,
     pdf_to_markdown_fast,
     reading_order,
 )
 from vault_pipeline.documents.outcome import OK
+from vault_pipeline.documents.pdf import ALL, OFF, RULED
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "pdfs"
 needs_fixtures = pytest.mark.skipif(
@@ -171,3 +175,8 @@ def test_citations_wrapped_over_lines_of_a_real_paper_are_dropped(tmp_path: Path
     assert "citation context-based paper summarization." in result.text
     assert "Qazvinian" not in result.text and "(Saier and" not in result.text
     assert "Saier and Färber derived from arXiv" in result.text  # narrative: names kept
+
+
+def test_each_table_mode_has_its_own_version() -> None:
+    versions = {fast_version(mode) for mode in (RULED, ALL, OFF)}
+    assert len(versions) == 3

@@ -32,7 +32,7 @@ import pymupdf
 
 from .fast_tables import Piece, captioned, horizontal_rules, rule_groups, table_markdown
 from .outcome import Converted
-from .pdf import OFF, RULED, PdfLimits, check_table_mode, convert_pdf
+from .pdf import ALL, OFF, RULED, PdfLimits, check_table_mode, convert_pdf
 
 FAST_VERSION = "2"  # 2: tables from rules and pieces; lines not merged across rows
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
@@ -54,8 +54,9 @@ _SENTENCE_END = re.compile(r"[.!?:;)\]\"”]\s*$")
 
 
 def converter_version(tables: str = RULED) -> str:
-    """The version a fast conversion is reused under."""
-    options = ", tables off" if tables == OFF else ""
+    """The version a fast conversion is reused under: each table mode gives its own text
+    (``all`` also takes rule groups with no caption beside them)."""
+    options = {OFF: ", tables off", ALL: ", tables without captions"}.get(tables, "")
     return f"pymupdf-fast {FAST_VERSION} (PyMuPDF {pymupdf.VersionBind}{options})"
 
 
