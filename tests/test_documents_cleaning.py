@@ -10,6 +10,7 @@ from vault_pipeline.documents.cleaning import (
     clean_document,
     compose_accents,
     drop_citation_markers,
+    drop_table_citations,
     split_parts,
     truncate,
 )
@@ -135,3 +136,9 @@ def test_tex_spacing_accents_are_composed_so_the_citation_matches() -> None:
 def test_table_cells_lose_author_year_markers_only() -> None:
     text = "| AAN (Radev et al., 2009) | [1] | 25k |\n|---|---|---|"
     assert drop_citation_markers(text) == "| AAN | [1] | 25k |\n|---|---|---|"
+
+
+def test_author_year_marker_wrapped_over_two_rows_of_a_cell_is_dropped() -> None:
+    rows = ["|Name|such as GPT-3 (Brown|x \\| y|", "||et al., 2020), to answer|z|", "|A||"]
+    assert drop_table_citations(rows) == ["|Name|such as GPT-3|x \\| y|", "||, to answer|z|",
+                                          "|A||"]

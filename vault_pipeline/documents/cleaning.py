@@ -9,6 +9,7 @@ each rule is a small, separately tested function."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections import Counter
@@ -148,23 +149,44 @@ def _drop_citations(text: str) -> str:
     return _SPACE_BEFORE_PUNCT.sub(r"\1", text)
 
 
+_CELL_BORDER = re.compile(r"(?<!\\)\|")
+
+
+def drop_table_citations(rows: list[str]) -> list[str]:
+    """Parenthetical author-year markers in the cells of consecutive table rows, read down
+    each column, so that one wrapped over two rows of a cell (``GPT-3 (Brown`` /
+    ``et al., 2020)``) goes too; every row stays a row."""
+    cells = [_CELL_BORDER.split(row) for row in rows]
+    for column in range(max(len(row) for row in cells)):
+        text = "\n".join(row[column] if column < len(row) else "" for row in cells)
+        cleaned = _AUTHOR_YEAR.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+        if cleaned != text:
+            for row, cell in zip(cells, cleaned.split("\n"), strict=True):
+                if column < len(row):
+                    row[column] = cell
+    return ["|".join(row) for row in cells]
+
+
 def drop_citation_markers(text: str) -> str:
     """Numeric (``[3]``, ``[2, 5-7]``) and parenthetical author-year markers; narrative ones
     keep the names (``Smith et al. (2020) show`` becomes ``Smith et al. show``). Matched over
     a whole paragraph, so a marker wrapped over two lines (``[12,`` / ``13]``) goes too;
-    display math is left alone and table rows lose only parenthetical author-year markers
-    (``AAN (Radev et al., 2009)``; a ``[1]`` in a cell may be data): their paragraphs are
-    cleaned line by line."""
+    display math is left alone (its paragraph is cleaned line by line) and table rows lose
+    only parenthetical author-year markers (``AAN (Radev et al., 2009)``; a ``[1]`` in a cell
+    may be data), matched down each column."""
     paragraphs = []
     for paragraph in re.split(r"(\n[ \t]*\n)", text):
         lines = paragraph.split("\n")
         if not any(line.lstrip().startswith(("|", "$$")) for line in lines):
             paragraphs.append(_drop_citations(paragraph))
             continue
-        paragraphs.append("\n".join(
-            line if line.lstrip().startswith("$$") else
-            _AUTHOR_YEAR.sub("", line) if line.lstrip().startswith("|") else
-            _drop_citations(line) for line in lines))
+        out: list[str] = []
+        for is_table, run in itertools.groupby(lines, lambda ln: ln.lstrip().startswith("|")):
+            run_lines = list(run)
+            out.extend(drop_table_citations(run_lines) if is_table else
+                       [ln if ln.lstrip().startswith("$$") else _drop_citations(ln)
+                        for ln in run_lines])
+        paragraphs.append("\n".join(out))
     return "".join(paragraphs)
 
 
