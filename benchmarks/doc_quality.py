@@ -9,14 +9,16 @@ made countable so converters can be compared side by side on the same real PDFs.
   pair of consecutive probes that come out in the opposite order — a paragraph continued in
   the wrong column, or the columns read across, shows up as inversions. Probes not found (or
   found twice) are not compared: coverage measures what is missing;
-- coverage: token recall of PyMuPDF's plain ``page.get_text()`` (words, case folded), on
-  the converter's output before cleaning;
+- coverage: token recall of PyMuPDF's plain ``page.get_text()`` (words, case folded, a
+  sub- or superscript character a token of its own), on the converter's output before
+  cleaning;
 - citation markers, hyphenation and ligature leftovers: counted in the cleaned body."""
 
 from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from collections import Counter
 
 import pymupdf
@@ -26,14 +28,25 @@ from vault_pipeline.documents.fast_pdf import normalize_title
 
 _TOKEN = re.compile(r"[^\W_]+")
 PROBE_WORDS = 5
-_NUMERIC = re.compile(r"\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]")
+# Not ``[0]`` nor an index (``tokens[9:13]``, ``x[2]``): code, not a citation.
+_NUMERIC = re.compile(r"(?<![\w\])])\[[1-9]\d{0,2}(?:\s*[,–-]\s*\d{1,3})*\]")
 _AUTHOR_YEAR = re.compile(r"\([A-Z][^()]{0,120}?,?\s(?:19|20)\d{2}[a-z]?(?:[;,][^()]{0,160})?\)")
 _LINE_END_HYPHEN = re.compile(r"\b[a-z]{2,}-[ \t]*\n[ \t]*[a-z]{2,}")
 _JOINED_HYPHEN = re.compile(r"\b[a-z]{2,}- (?!and\b|or\b|to\b)[a-z]{2,}")
 _LIGATURE = re.compile("[\ufb00-\ufb06]")
 
 
+def _scripts_apart(char: str) -> str:
+    """A sub- or superscript character as its own token (``yᵢ`` as ``y i``, as LaTeX's
+    ``y_i`` reads), so that how a converter spaces math does not count as a different word."""
+    if unicodedata.decomposition(char).startswith(("<sub>", "<super>")):
+        return " " + unicodedata.normalize("NFKC", char) + " "
+    return char
+
+
 def tokens(text: str) -> list[str]:
+    if not text.isascii():
+        text = "".join(_scripts_apart(ch) if not ch.isascii() else ch for ch in text)
     return [t.lower() for t in _TOKEN.findall(text)]
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from vault_pipeline.documents.cleaning import (
     clean_document,
+    compose_accents,
     drop_citation_markers,
+    drop_table_citations,
     split_parts,
     truncate,
 )
@@ -109,3 +112,33 @@ def test_citation_wrapped_over_two_lines_is_dropped() -> None:
             "2020; Lee and Park, 2019a).\n\n| A [1] | 0.9 |")
     assert drop_citation_markers(text) == ("Prior work tried augmentation and adaptation."
                                            "\n\n| A [1] | 0.9 |")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("ranges [3-5] and [3–5].", "ranges and."),
+    ("lists [12, 14] and [2, 5-7].", "lists and."),
+    ("two of a year (Smith et al., 2020a,b).", "two of a year."),
+    ("particles (van der Maaten and Hinton, 2008).", "particles."),
+    ("a group (Queer in AI et al., 2023).", "a group."),
+    ("kept: x[0] and (Table 3) and [0].", "kept: x[0] and (Table 3) and [0]."),
+])
+def test_citation_forms_are_dropped_and_others_kept(text: str, expected: str) -> None:
+    assert drop_citation_markers(text) == expected
+
+
+def test_tex_spacing_accents_are_composed_so_the_citation_matches() -> None:
+    assert compose_accents("F¨arber, Mitrovi´c, Do˘gan, Lourenc¸o") == \
+        "Färber, Mitrović, Doğan, Lourenço"
+    cleaned = clean_document("# 1 Intro\n\nAs found (Saier and F¨arber, 2020).")
+    assert cleaned.text == "# 1 Intro\n\nAs found."
+
+
+def test_table_cells_lose_author_year_markers_only() -> None:
+    text = "| AAN (Radev et al., 2009) | [1] | 25k |\n|---|---|---|"
+    assert drop_citation_markers(text) == "| AAN | [1] | 25k |\n|---|---|---|"
+
+
+def test_author_year_marker_wrapped_over_two_rows_of_a_cell_is_dropped() -> None:
+    rows = ["|Name|such as GPT-3 (Brown|x \\| y|", "||et al., 2020), to answer|z|", "|A||"]
+    assert drop_table_citations(rows) == ["|Name|such as GPT-3|x \\| y|", "||, to answer|z|",
+                                          "|A||"]

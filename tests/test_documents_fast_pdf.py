@@ -17,12 +17,16 @@ from tests.conftest import SAMPLE
 from vault_pipeline.documents.cleaning import heading_title
 from vault_pipeline.documents.convert import FAST, PDF, Settings, Task, convert_task
 from vault_pipeline.documents.fast_pdf import (
+    converter_version as fast_version,
+)
+from vault_pipeline.documents.fast_pdf import (
     join_lines,
     normalize_title,
     pdf_to_markdown_fast,
     reading_order,
 )
 from vault_pipeline.documents.outcome import OK
+from vault_pipeline.documents.pdf import ALL, OFF, RULED
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "pdfs"
 needs_fixtures = pytest.mark.skipif(
@@ -92,6 +96,7 @@ def test_sample_pdf_converts_with_the_fast_path(tmp_path: Path) -> None:
                                FAST_SETTINGS))
     assert result.status == OK, result.error
     assert "## 1 Introduction" in result.text
+    assert "|features-service|18|1,688|" in result.text  # a grid table: each cell's border
     assert "RESTler" not in result.text and "RESTler" in result.references
 
 
@@ -140,3 +145,38 @@ def test_reading_order_two_columns_and_a_full_width_band() -> None:
     assert reading_order(boxes, 600.0) == [0, 2, 1, 3, 4, 5, 6]
     single = [(50, 100, 550, 200), (50, 210, 200, 230), (50, 240, 550, 300)]
     assert reading_order(single, 600.0) == [0, 1, 2]
+
+
+@needs_fixtures
+def test_booktabs_tables_are_markdown_tables_with_their_captions_apart() -> None:
+    markdown = markdown_of("2023.eacl-main.121.pdf")
+    assert "|Raw human evaluation data released|2 / 44|" in markdown
+    assert "|Dataset|COARSE|FINE|\n|---|---|---|\n|SQuALITY|18.5|6.8|" in markdown
+    # Two tables of one width stacked in a column: the caption between them stays text.
+    assert not any(line.startswith("|Table 4:") for line in markdown.split("\n"))
+    assert "|SuperPAL (2021)|0.61|0.68|0.77|" in markdown
+
+
+@needs_fixtures
+def test_a_line_under_a_subscript_is_not_merged_into_it() -> None:
+    # "(Fsumm ∈ {0, 1...k}), ... def-" reaches down to the next line; its hyphen is joined.
+    assert "based on the faithfulness definition provided earlier." in \
+        markdown_of("2023.eacl-main.121.pdf")
+
+
+@needs_fixtures
+def test_citations_wrapped_over_lines_of_a_real_paper_are_dropped(tmp_path: Path) -> None:
+    with pymupdf.open(FIXTURES / "2020.acl-main.447.pdf") as doc:
+        plain = "\n".join(page.get_text() for page in doc)
+    assert "(Teufel et al., 2006; Qazvinian and\nRadev, 2008;" in plain  # wrapped in the PDF
+    assert "(Saier and F¨arber, 2020)" in plain  # an accent drawn as its own glyph
+    result = convert_task(Task("w" * 64, PDF, str(FIXTURES / "2020.acl-main.447.pdf"),
+                               str(tmp_path), FAST_SETTINGS))
+    assert "citation context-based paper summarization." in result.text
+    assert "Qazvinian" not in result.text and "(Saier and" not in result.text
+    assert "Saier and Färber derived from arXiv" in result.text  # narrative: names kept
+
+
+def test_each_table_mode_has_its_own_version() -> None:
+    versions = {fast_version(mode) for mode in (RULED, ALL, OFF)}
+    assert len(versions) == 3

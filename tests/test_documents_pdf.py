@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import SAMPLE
 from vault_pipeline.documents.cleaning import clean_document
-from vault_pipeline.documents.convert import PDF, Settings, Task, convert_task
+from vault_pipeline.documents.convert import PDF, PYMUPDF4LLM, Settings, Task, convert_task
 from vault_pipeline.documents.invisible import drop_hidden_text
 from vault_pipeline.documents.outcome import CORRUPT, EMPTY, ENCRYPTED, OK, TOO_LARGE
 from vault_pipeline.documents.pdf import ALL, OFF, RULED, PdfLimits, pdf_to_markdown, ruled_pages
@@ -23,7 +23,9 @@ def _pdf(text: str = "Hello sections and text.") -> bytes:
 
 
 def _task(path: Path, tmp_path: Path) -> Task:
-    return Task("k" * 64, PDF, str(path), str(tmp_path / "scratch"), Settings())
+    """A task for pymupdf4llm, which this module tests (the fast path has its own tests)."""
+    return Task("k" * 64, PDF, str(path), str(tmp_path / "scratch"),
+                Settings(pdf_converter=PYMUPDF4LLM))
 
 
 def test_sample_paper_converts_with_sections_and_without_references(tmp_path: Path) -> None:
@@ -164,5 +166,7 @@ def test_tables_on_ruled_pages_only_give_the_text_of_tables_on_every_page() -> N
 def test_table_mode_is_checked_up_front() -> None:
     with pytest.raises(ValueError, match="tables must be one of"):
         Settings(tables="sometimes")
-    assert Settings(tables=OFF).converter(PDF) != Settings().converter(PDF)
-    assert Settings(tables=ALL).converter(PDF) == Settings().converter(PDF)
+    llm = Settings(pdf_converter=PYMUPDF4LLM)
+    assert Settings(tables=OFF, pdf_converter=PYMUPDF4LLM).converter(PDF) != llm.converter(PDF)
+    # pymupdf4llm's ``ruled`` skips only pages where no table can be found: the same text.
+    assert Settings(tables=ALL, pdf_converter=PYMUPDF4LLM).converter(PDF) == llm.converter(PDF)

@@ -9,15 +9,24 @@ each rule is a small, separately tested function."""
 
 from __future__ import annotations
 
+import itertools
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-CLEANING_VERSION = "2"  # 2: citation markers matched over paragraphs, not lines
+CLEANING_VERSION = "3"  # 3: TeX's spacing accents composed; particles in author names
 DEFAULT_MAX_CHARS = 30_000
 
 LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl",
                            "\u00a0": " ", "\u00ad": "", "\u200b": "", "\ufeff": ""})
+
+# TeX fonts draw an accent as its own glyph beside the letter: ``F¨arber``, ``Mitrovi´c``,
+# ``c¸``. The spacing accent and its combining form; the cedilla follows its letter.
+_ACCENTS = {"´": "\u0301", "¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303", "ˇ": "\u030c",
+            "˘": "\u0306", "˚": "\u030a", "˝": "\u030b", "¯": "\u0304", "˙": "\u0307"}
+_ACCENT_BEFORE = re.compile(f"([{''.join(_ACCENTS)}])\\s?([A-Za-zıȷ])")
+_CEDILLA_AFTER = re.compile("([CcSsTt])\\s?¸")
 
 # A heading: Markdown `#`s, or a line that is bold and nothing else (pymupdf4llm without its
 # layout model marks headings that way).
@@ -41,8 +50,11 @@ _CAPTION = re.compile(
     r"(?:\.\d+)?\s*[:.|]", re.IGNORECASE)
 _PICTURE = re.compile(r"^\s*(?:!\[[^\]]*\]\([^)]*\)|\**==> picture .* <==\**)\s*$")
 _NUMERIC_CITATION = re.compile(r"\s?\[(?:[1-9]\d{0,3}(?:\s*[-–,]\s*[1-9]\d{0,3})*)\]")
-_AUTHOR = r"[A-Z][\w'’\-]+(?:\s+(?:and|&)\s+[A-Z][\w'’\-]+|\s+et\s+al\.?)?"
-_YEARS = r"(?:19|20)\d{2}[a-z]?(?:,\s*(?:19|20)\d{2}[a-z]?)*"
+# A name: capitalised words, with the particles of names (``van der Maaten``, ``Queer in AI``).
+_NAME = r"(?:(?:van|von|der|den|de|del|della|da|di|du|la|le)\s+)*[A-Z][\w'’\-]+" \
+    r"(?:\s+(?:(?:van|von|der|den|de|del|da|di|la|le|in|of|for)\s+)*[A-Z][\w'’\-]+){0,3}"
+_AUTHOR = rf"{_NAME}(?:\s+(?:and|&)\s+{_NAME}|\s+et\s+al\.?)?"
+_YEARS = r"(?:19|20)\d{2}[a-z]?(?:,\s*(?:(?:19|20)\d{2}[a-z]?|[a-z]\b))*"
 _AUTHOR_YEAR = re.compile(
     rf"\s?\((?:(?:e\.g\.|i\.e\.|see|cf\.)(?:,)?\s+)?{_AUTHOR},?\s+{_YEARS}"
     rf"(?:;\s*{_AUTHOR},?\s+{_YEARS})*\)")
@@ -95,6 +107,16 @@ def split_parts(markdown: str) -> dict[str, str]:
     return {k: "\n".join(v) for k, v in parts.items()}
 
 
+def compose_accents(text: str) -> str:
+    """``F¨arber`` becomes ``Färber``: a spacing accent drawn beside its letter is composed
+    with it (a name must be one word for its citation to be matched)."""
+    if not any(ch in text for ch in "´¨ˆ˜ˇ˘˚˝¯˙¸"):
+        return text
+    text = _ACCENT_BEFORE.sub(lambda m: unicodedata.normalize(
+        "NFC", m.group(2).replace("ı", "i") + _ACCENTS[m.group(1)]), text)
+    return _CEDILLA_AFTER.sub(lambda m: unicodedata.normalize("NFC", m.group(1) + "\u0327"), text)
+
+
 def drop_repeated_lines(lines: list[str], min_repeats: int = 3) -> list[str]:
     """Running headers and footers: short non-structural lines seen three times or more."""
     def candidate(line: str) -> bool:
@@ -127,20 +149,44 @@ def _drop_citations(text: str) -> str:
     return _SPACE_BEFORE_PUNCT.sub(r"\1", text)
 
 
+_CELL_BORDER = re.compile(r"(?<!\\)\|")
+
+
+def drop_table_citations(rows: list[str]) -> list[str]:
+    """Parenthetical author-year markers in the cells of consecutive table rows, read down
+    each column, so that one wrapped over two rows of a cell (``GPT-3 (Brown`` /
+    ``et al., 2020)``) goes too; every row stays a row."""
+    cells = [_CELL_BORDER.split(row) for row in rows]
+    for column in range(max(len(row) for row in cells)):
+        text = "\n".join(row[column] if column < len(row) else "" for row in cells)
+        cleaned = _AUTHOR_YEAR.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+        if cleaned != text:
+            for row, cell in zip(cells, cleaned.split("\n"), strict=True):
+                if column < len(row):
+                    row[column] = cell
+    return ["|".join(row) for row in cells]
+
+
 def drop_citation_markers(text: str) -> str:
     """Numeric (``[3]``, ``[2, 5-7]``) and parenthetical author-year markers; narrative ones
     keep the names (``Smith et al. (2020) show`` becomes ``Smith et al. show``). Matched over
     a whole paragraph, so a marker wrapped over two lines (``[12,`` / ``13]``) goes too;
-    table rows and display math are left alone (their paragraphs are cleaned line by line)."""
+    display math is left alone (its paragraph is cleaned line by line) and table rows lose
+    only parenthetical author-year markers (``AAN (Radev et al., 2009)``; a ``[1]`` in a cell
+    may be data), matched down each column."""
     paragraphs = []
     for paragraph in re.split(r"(\n[ \t]*\n)", text):
         lines = paragraph.split("\n")
         if not any(line.lstrip().startswith(("|", "$$")) for line in lines):
             paragraphs.append(_drop_citations(paragraph))
             continue
-        paragraphs.append("\n".join(
-            line if line.lstrip().startswith(("|", "$$")) else _drop_citations(line)
-            for line in lines))
+        out: list[str] = []
+        for is_table, run in itertools.groupby(lines, lambda ln: ln.lstrip().startswith("|")):
+            run_lines = list(run)
+            out.extend(drop_table_citations(run_lines) if is_table else
+                       [ln if ln.lstrip().startswith("$$") else _drop_citations(ln)
+                        for ln in run_lines])
+        paragraphs.append("\n".join(out))
     return "".join(paragraphs)
 
 
@@ -174,7 +220,8 @@ def normalize_whitespace(text: str) -> str:
 
 
 def clean_part(text: str) -> str:
-    lines = text.translate(LIGATURES).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    text = compose_accents(text.translate(LIGATURES))
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     lines = normalize_headings(drop_noise_lines(drop_repeated_lines(lines)))
     return normalize_whitespace(drop_citation_markers(drop_captions("\n".join(lines))))
 

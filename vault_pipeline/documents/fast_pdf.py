@@ -12,11 +12,11 @@ every character into a dictionary); here a page is read once as blocks, lines an
 - paragraphs joined over lines, columns and pages when a sentence runs on; words hyphenated
   at a line end joined again; ligatures expanded by MuPDF (no ``TEXT_PRESERVE_LIGATURES``);
 - bulleted lists as Markdown items; math kept as the text the PDF holds;
-- tables: PyMuPDF's table finder (``lines_strict`` gated by PyMuPDF's layout model, which
-  is what finds the booktabs tables of most papers: about 0.5 CPU s a page, the costly part)
-  runs only on pages that have ruled lines *and* a ``Table N`` caption, and its Markdown
-  replaces the table's blocks. Without the layout gate it is five times cheaper but finds
-  none of the fixture papers' tables (no vertical rules), and its text strategy cuts words.
+- tables: on a page with a ``Table N`` caption, a group of horizontal rules next to it
+  (booktabs) is a table, rebuilt from the pieces of text inside (fast_tables.py); its
+  Markdown replaces the table's blocks. PyMuPDF's own finder needs its layout model to see
+  booktabs tables (no vertical rules), at 0.5-1 CPU s a page: more than the rest of the
+  conversion of a whole paper.
 
 References and appendix are split off, captions, citations and running headers dropped by
 the shared cleaning, as for every converter. Measured in benchmarks/README.md."""
@@ -30,10 +30,11 @@ from dataclasses import dataclass
 
 import pymupdf
 
+from .fast_tables import Piece, captioned, horizontal_rules, rule_groups, table_markdown
 from .outcome import Converted
-from .pdf import OFF, RULED, PdfLimits, check_table_mode, convert_pdf, ruled_pages
+from .pdf import ALL, OFF, RULED, PdfLimits, check_table_mode, convert_pdf
 
-FAST_VERSION = "1"
+FAST_VERSION = "2"  # 2: tables from rules and pieces; lines not merged across rows
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
 TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE
@@ -48,12 +49,14 @@ COLUMN_SHARE = 0.1  # of the page's text height: each column must hold this much
 BULLETS = "•◦▪‣∙●○■□➢►–"
 _NUMBERED = re.compile(r"^(?:(\d+(?:\.\d+)*)\.?|[A-Z](?:\.\d+)+\.?)\s+\S")
 _TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+", re.IGNORECASE)
+_CAPTION = re.compile(r"^\s*(?:table|tab\.|figure|fig\.)\s*[A-Z]?\d+", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”]\s*$")
 
 
 def converter_version(tables: str = RULED) -> str:
-    """The version a fast conversion is reused under."""
-    options = ", tables off" if tables == OFF else ""
+    """The version a fast conversion is reused under: each table mode gives its own text
+    (``all`` also takes rule groups with no caption beside them)."""
+    options = {OFF: ", tables off", ALL: ", tables without captions"}.get(tables, "")
     return f"pymupdf-fast {FAST_VERSION} (PyMuPDF {pymupdf.VersionBind}{options})"
 
 
@@ -66,6 +69,7 @@ class Line:
     bold: bool
     bbox: tuple[float, float, float, float]
     horizontal: bool = True  # rotated text (a margin stamp) is never a heading
+    pieces: tuple[Piece, ...] = ()  # the runs MuPDF split the line into (table cells)
 
 
 @dataclass
@@ -150,13 +154,17 @@ def reading_order(boxes: Sequence[tuple[float, float, float, float]], width: flo
 
 def _visual_lines(block: dict) -> list[Line]:
     """MuPDF splits a justified line at wide spaces into several lines on one baseline;
-    join those (left to right) into one visual line."""
+    join those (left to right) into one visual line. Pieces side by side only: a line under
+    a taller one (a subscript reaching down) is the next line, not a piece of it."""
     rows: list[list[dict]] = []
     for line in sorted(block["lines"], key=lambda ln: (ln["bbox"][3], ln["bbox"][0])):
         if not any(span["text"].strip() for span in line["spans"]):
             continue
+        x0, _y0, x1, y1 = line["bbox"]
         height = line["bbox"][3] - line["bbox"][1]
-        if rows and abs(rows[-1][-1]["bbox"][3] - line["bbox"][3]) <= max(height, 1.0) * 0.4:
+        if rows and abs(rows[-1][-1]["bbox"][3] - y1) <= max(height, 1.0) * 0.4 and \
+                all(x0 >= other["bbox"][2] - 1 or x1 <= other["bbox"][0] + 1
+                    for other in rows[-1]):
             rows[-1].append(line)
         else:
             rows.append([line])
@@ -175,10 +183,13 @@ def _visual_lines(block: dict) -> list[Line]:
         total = sum(chars.values())
         bbox = (min(ln["bbox"][0] for ln in row), min(ln["bbox"][1] for ln in row),
                 max(ln["bbox"][2] for ln in row), max(ln["bbox"][3] for ln in row))
+        pieces = tuple(Piece(*ln["bbox"], "".join(span["text"] for span in ln["spans"]))
+                       for ln in row)
         lines.append(Line(text=re.sub(r"\s+", " ", text).strip(),
                           size=chars.most_common(1)[0][0] if chars else 0.0,
                           bold=total > 0 and bold >= 0.9 * total, bbox=bbox,
-                          horizontal=all(abs(ln["dir"][1]) < 0.1 for ln in row)))
+                          horizontal=all(abs(ln["dir"][1]) < 0.1 for ln in row),
+                          pieces=pieces))
     return [line for line in lines if line.text]
 
 
@@ -198,14 +209,22 @@ def _inside(box: tuple[float, float, float, float], area: pymupdf.Rect) -> bool:
     return area.x0 <= cx <= area.x1 and area.y0 <= cy <= area.y1
 
 
-def with_tables(page: pymupdf.Page, blocks: list[Block]) -> list[Block]:
-    """Replace the blocks of each table the finder sees by the table's Markdown."""
+def with_tables(page: pymupdf.Page, blocks: list[Block], captions: bool = True) -> list[Block]:
+    """Replace the blocks inside each group of table rules (next to a ``Table N`` caption
+    where ``captions``) by the table's Markdown; blocks stay as text where no table forms."""
+    boxes = [b.bbox for b in blocks if b.table is None and _CAPTION.match(b.lines[0].text)]
+    areas = rule_groups(horizontal_rules(page), boxes)
+    if captions:
+        areas = captioned(areas, [b.bbox for b in blocks
+                                  if b.table is None and _TABLE_CAPTION.match(b.lines[0].text)])
     found = []
-    for table in page.find_tables(strategy="lines_strict", use_layout=True).tables:
-        if table.row_count >= 2 and table.col_count >= 2:
-            markdown = table.to_markdown(clean=False).strip()
-            if markdown:
-                found.append((pymupdf.Rect(table.bbox), markdown))
+    for area in areas:
+        inside = pymupdf.Rect(area.x0 - 1, area.y0 - 1, area.x1 + 1, area.y1 + 1)
+        markdown = table_markdown([piece for b in blocks if b.table is None
+                                   and _inside(b.bbox, inside)
+                                   for line in b.lines for piece in line.pieces])
+        if markdown:
+            found.append((inside, markdown))
     if not found:
         return blocks
     kept = [b for b in blocks if not any(_inside(b.bbox, area) for area, _ in found)]
@@ -316,11 +335,10 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
     check_table_mode(tables)
     pages = [page_blocks(page) for page in doc]
     if tables != OFF:
-        candidates = ruled_pages(doc) if tables == RULED else [True] * doc.page_count
         for number, page in enumerate(doc):
-            if candidates[number] and (tables != RULED or any(
-                    _TABLE_CAPTION.match(b.lines[0].text) for b in pages[number])):
-                pages[number] = with_tables(page, pages[number])
+            if tables != RULED or any(_TABLE_CAPTION.match(b.lines[0].text)
+                                      for b in pages[number]):
+                pages[number] = with_tables(page, pages[number], captions=tables == RULED)
     styles = document_styles(doc, pages)
     out: list[str] = []
     open_paragraph = False  # the last paragraph may run on into the next block

@@ -31,7 +31,7 @@ class DocumentsSettings:
     max_chars: int = DEFAULT_MAX_CHARS
     max_pages: int = PdfLimits().max_pages
     max_unpacked_mb: int = ArchiveLimits().max_unpacked_bytes >> 20
-    pdf_converter: str = DEFAULT_PDF_CONVERTER  # "pymupdf4llm" or "fast" (PyMuPDF's own text)
+    pdf_converter: str = DEFAULT_PDF_CONVERTER  # "fast" (PyMuPDF's own text) or "pymupdf4llm"
     use_layout: bool = False
     tables: str = RULED  # "ruled": table search only on pages with ruled lines; "all"; "off"
     max_tries: int = 3  # a timeout, crash or error is tried again up to this many times

@@ -1,0 +1,57 @@
+"""Tables of the fast PDF path from rules and text pieces (fast_tables.py)."""
+
+from __future__ import annotations
+
+from vault_pipeline.documents.fast_tables import (
+    Piece,
+    captioned,
+    merged,
+    rule_groups,
+    table_markdown,
+)
+
+
+def test_rules_sharing_their_ends_form_a_table_area() -> None:
+    rules = [(50, 100, 300), (50, 120, 300), (50, 200, 300), (50, 200.2, 300),  # drawn twice
+             (60, 150, 120)]  # a shorter stroke of a figure
+    areas = rule_groups(rules)
+    assert [tuple(a) for a in areas] == [(50, 100, 300, 200)]
+    assert rule_groups(rules[:2]) == []  # two rules are a box, not a booktabs table
+
+
+def test_a_caption_between_rules_parts_two_stacked_tables() -> None:
+    rules = [(50, y, 300) for y in (100, 120, 200, 260, 280, 360)]
+    caption = (50, 210, 300, 250)
+    assert len(rule_groups(rules)) == 1
+    assert [a.y0 for a in rule_groups(rules, [caption])] == [100, 260]
+
+
+def test_only_areas_next_to_a_caption_are_kept() -> None:
+    areas = rule_groups([(50, y, 300) for y in (100, 120, 200)])
+    assert captioned(areas, [(50, 205, 300, 215)]) == areas  # caption below
+    assert captioned(areas, [(50, 80, 300, 97)]) == areas  # caption above
+    assert captioned(areas, [(50, 400, 300, 410)]) == []  # far away
+    assert captioned(areas, [(320, 205, 500, 215)]) == []  # the other column
+
+
+def test_table_markdown_columns_from_the_fullest_rows() -> None:
+    pieces = [Piece(100, 10, 160, 20, "Full"),  # a header cell spanning two columns
+              Piece(10, 30, 40, 40, "Model"), Piece(100, 30, 110, 40, "P"),
+              Piece(150, 30, 160, 40, "R"),
+              Piece(10, 50, 40, 60, "A"), Piece(98, 50, 115, 60, "40.6"),
+              Piece(148, 50, 165, 60, "38.3"),
+              Piece(10, 70, 40, 80, "B | C"), Piece(150, 70, 162, 80, "1.0")]
+    assert table_markdown(pieces) == ("||Full||\n|---|---|---|\n|Model|P|R|\n"
+                                      "|A|40.6|38.3|\n|B \\| C||1.0|")
+
+
+def test_no_table_without_two_rows_and_two_columns() -> None:
+    assert table_markdown([Piece(0, 0, 10, 10, "a"), Piece(20, 0, 30, 10, "b")]) is None
+    assert table_markdown([Piece(0, 0, 10, 10, "a"), Piece(0, 20, 10, 30, "b")]) is None
+    assert table_markdown([]) is None
+
+
+def test_cell_borders_end_to_end_are_one_rule() -> None:
+    strokes = [(325, 214, 407), (406, 214.2, 460), (460.5, 214, 520), (600, 214, 650),
+               (325, 230, 407)]
+    assert merged(strokes) == [(325, 214, 520), (600, 214, 650), (325, 230, 407)]
