@@ -7,6 +7,7 @@ import dagster as dg
 from vault_pipeline.documents import quality
 from vault_pipeline.documents.build import build_documents
 from vault_pipeline.documents.settings import STAGE, DocumentsSettings
+from vault_pipeline.executors import ExecutorSettings, make_executor
 from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
 
 from .config import stage_config
@@ -31,7 +32,8 @@ def documents(context: dg.AssetExecutionContext, config: DocumentsRunConfig,
               vault: VaultResource):
     paths = vault.paths()
     settings = DocumentsSettings.resolve(paths.home, config.model_dump())
-    report = build_documents(paths, settings.config())
+    executor = make_executor(ExecutorSettings.resolve(paths.home))
+    report = build_documents(paths, settings.config(), executor=executor)
     context.log.info(f"documents: {report.rows} rows; {report.converted} converted, "
                      f"{report.reused} reused, {report.resumed} resumed from a crashed run")
     rates = quality.success_rates(paths.store)

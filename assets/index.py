@@ -3,11 +3,13 @@ that it cannot see the future."""
 
 
 import contextlib
+import functools
 
 import dagster as dg
 from pydantic import Field
 
 from vault_pipeline.errors import VaultError
+from vault_pipeline.executors import ExecutorSettings, make_executor
 from vault_pipeline.index import quality
 from vault_pipeline.index.embedders import (
     EMBEDDED,
@@ -52,10 +54,12 @@ class IndexConfig(dg.Config):
 def index(context: dg.AssetExecutionContext, config: IndexConfig,
           vault: VaultResource) -> dg.MaterializeResult:
     paths = vault.paths()
-    embedder = load_embedder(EmbedderSettings(config.model, config.batch_size, config.device,
-                                              config.allow_download, config.backend))
-    report = build_index(paths, embedder, IndexSettings(
-        ann_min_rows=config.ann_min_rows, exclude_evaluation=config.exclude_evaluation))
+    load = functools.partial(load_embedder, EmbedderSettings(
+        config.model, config.batch_size, config.device, config.allow_download, config.backend))
+    executor = make_executor(ExecutorSettings.resolve(paths.home))
+    report = build_index(paths, load(), IndexSettings(
+        ann_min_rows=config.ann_min_rows, exclude_evaluation=config.exclude_evaluation),
+        executor=executor, load=load)
     if config.backend == "torch":  # export for searches now, while torch is loaded anyway
         with contextlib.suppress(VaultError):
             load_query_embedder(config.model)
