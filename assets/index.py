@@ -20,8 +20,8 @@ from vault_pipeline.index.embedders import (
 from vault_pipeline.index.lance_index import (
     IndexSettings,
     build_index,
-    index_dir,
     index_metadata,
+    index_uri,
     open_index,
 )
 from vault_pipeline.schemas import VIEWS_INDEX
@@ -77,7 +77,7 @@ def index(context: dg.AssetExecutionContext, config: IndexConfig,
         "ann_index": report.ann_index or f"none (exact search below {config.ann_min_rows:,})",
         "views_per_second": dg.MetadataValue.float(round(speed, 1)) if speed else "n/a",
         "views_skipped": counts_table(report.skipped_views, "problem"),
-        "path": dg.MetadataValue.path(str(index_dir(paths))),
+        "path": dg.MetadataValue.path(index_uri(paths)),
     })
 
 

@@ -1,6 +1,7 @@
 """The executors: the Ray executor (a small local Ray cluster) gives the same documents and
-index tables as the local one, and a worker killed in the middle of a task is retried with
-nothing lost or duplicated. Skipped when Ray is not installed (the `[ray]` extra)."""
+index tables as the local one, while a worker killed in the middle of a conversion task and
+an embedding actor killed in its first call are retried with nothing lost or duplicated.
+The Ray part is skipped when Ray is not installed (the `[ray]` extra)."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def test_settings_come_from_the_one_resolver(tmp_path: Path) -> None:
 def test_collect_refuses_a_lost_or_duplicated_item() -> None:
     def batch(rows: list[int]) -> pa.Table:
         import pickle
-        return pa.table({"i": rows, "result": [pickle.dumps(r) for r in rows]})
+        return pa.Table.from_pydict({"i": rows, "result": [pickle.dumps(r) for r in rows]})
 
     assert [r for _, r in collect(["a", "b"], [batch([1]), batch([0])])] == [1, 0]
     with pytest.raises(VaultError, match="came back twice"):
@@ -87,29 +88,20 @@ def die_once(marker: Path, kill_parent: bool, items: list):
     return items
 
 
-def doubles_dying_once(marker: Path, items: list[int]) -> list[int]:
-    return [2 * x for x in die_once(marker, False, items)]
-
-
-class DyingModel:
-    """A model-holding actor that dies in its first call."""
+class DyingEmbedder:
+    """The embedded model, in an actor that dies in its first call."""
 
     def __init__(self, marker: Path) -> None:
+        from vault_pipeline.index.embedders import load_embedder
+
+        self.inner = load_embedder()
+        self.name, self.source = self.inner.name, self.inner.source
+        self.dimension = self.inner.dimension
         self.marker = marker
 
-    def __call__(self):
-        return lambda items: [x + 100 for x in die_once(self.marker, False, items)]
-
-
-def test_a_killed_worker_is_retried_nothing_lost_or_duplicated(cluster, tmp_path: Path) -> None:
-    items = list(range(10))
-    results = list(cluster.map_batches(
-        functools.partial(doubles_dying_once, tmp_path / "task-died"), items))
-    assert (tmp_path / "task-died").exists()
-    assert sorted(results) == [(x, 2 * x) for x in items]
-    results = list(cluster.map_model(DyingModel(tmp_path / "actor-died"), items))
-    assert (tmp_path / "actor-died").exists()
-    assert sorted(results) == [(x, x + 100) for x in items]
+    def embed(self, texts: list[str]) -> np.ndarray:
+        die_once(self.marker, False, [])
+        return self.inner.embed(texts)
 
 
 def convert_killing_ray_worker(marker: Path, task: Task) -> Conversion:
@@ -157,15 +149,17 @@ def test_index_embedded_on_ray_actors_equals_the_local_one(cluster, tmp_path: Pa
     from vault_pipeline.splits.settings import SplitSettings
 
     tables = {}
+    marker = tmp_path / "actor-died"
     for name, executor in (("local", None), ("ray", cluster)):
         paths = VaultPaths(tmp_path / name).ensure()
         write_vault(paths)
         build_splits(paths, SplitSettings(cutoff=CUTOFF))
-        load = functools.partial(load_embedder, EmbedderSettings())
-        report = build_index(paths, load(), IndexSettings(batch_rows=8), executor=executor,
-                             load=load)
+        embedder = load_embedder(EmbedderSettings())
+        report = build_index(paths, embedder, IndexSettings(batch_rows=8), executor=executor,
+                             load=functools.partial(DyingEmbedder, marker))
         assert report.embedded > 8  # several chunks
         tables[name] = pl.from_arrow(open_index(paths).to_arrow()).sort("arxiv_id", "view")
+    assert marker.exists()  # the actor died in its first call; the call was retried
     local, distributed = tables["local"], tables["ray"]
     assert local.drop("vector").equals(distributed.drop("vector"))
     np.testing.assert_allclose(np.stack(local["vector"].to_list()),

@@ -36,8 +36,8 @@ def _ray() -> Any:
 def _apply(function: BatchFunction, batch: pa.Table) -> pa.Table:
     items = [pickle.loads(b) for b in batch.column("item").to_pylist()]
     results = checked(function, items)
-    return pa.table({"i": batch.column("i"),
-                     "result": pa.array([pickle.dumps(r) for r in results], pa.large_binary())})
+    blobs = pa.array([pickle.dumps(r) for r in results], pa.large_binary())
+    return pa.Table.from_pydict({"i": batch.column("i"), "result": blobs})
 
 
 class _ModelBatches:

@@ -30,6 +30,7 @@ import pyarrow as pa
 from ..errors import VaultError
 from ..evalsets.contamination import evaluation_papers
 from ..executors import Executor
+from ..object_store import storage_options
 from ..paths import VaultPaths
 from ..schemas import SPLITS, VIEWS_INDEX
 from ..splits.build import VAULT
@@ -87,8 +88,13 @@ class IndexReport:
 
 
 def index_dir(paths: VaultPaths) -> Path:
-    """Where the LanceDB database lives inside the data root."""
+    """Where the LanceDB database lives inside a local data root."""
     return paths.home / "index"
+
+
+def index_uri(paths: VaultPaths) -> str:
+    """Where the LanceDB database lives: under the data root, local or an object store."""
+    return f"{paths.remote}/index" if paths.remote else str(index_dir(paths))
 
 
 def connect(paths: VaultPaths, fresh_s: float | None = None) -> lancedb.DBConnection:
@@ -99,10 +105,12 @@ def connect(paths: VaultPaths, fresh_s: float | None = None) -> lancedb.DBConnec
 
     import lancedb
 
-    folder = index_dir(paths)
-    folder.mkdir(parents=True, exist_ok=True)
     interval = timedelta(seconds=fresh_s) if fresh_s is not None else None
-    return lancedb.connect(str(folder), read_consistency_interval=interval)
+    uri = index_uri(paths)
+    if not paths.remote:
+        index_dir(paths).mkdir(parents=True, exist_ok=True)
+    return lancedb.connect(uri, read_consistency_interval=interval,
+                           storage_options=storage_options(uri) or None)
 
 
 def open_index(paths: VaultPaths, fresh_s: float | None = None):
@@ -122,10 +130,12 @@ def index_metadata(table) -> dict[str, str]:
 
 def index_metadata_of(paths: VaultPaths) -> dict[str, str]:
     """The index's metadata, with its row count; empty when there is no index."""
-    folder = index_dir(paths)
-    if not (folder / f"{TABLE}.lance").exists():
+    if not paths.remote and not (index_dir(paths) / f"{TABLE}.lance").exists():
         return {}
-    table = connect(paths).open_table(TABLE)
+    db = connect(paths)
+    if TABLE not in db.list_tables().tables:
+        return {}
+    table = db.open_table(TABLE)
     return {**index_metadata(table), "rows": str(table.count_rows())}
 
 
