@@ -38,7 +38,16 @@ def test_helm_values_and_image_name_the_shipped_code() -> None:
     docker = (DEPLOY / "Dockerfile").read_text()
     assert "vault_pipeline.definitions" in docker and ".[ray,s3,postgres]" in docker
     instance = yaml.safe_load((DEPLOY / "dagster.yaml").read_text())
-    assert instance["concurrency"]["runs"]["tag_concurrency_limits"][0]["limit"] == 1
+    [writes] = [limit for limit in instance["concurrency"]["runs"]["tag_concurrency_limits"]
+                if limit["key"] == "vault/writes"]
+    assert writes["limit"] == 1
+
+
+def test_the_refresh_job_carries_the_tag_the_queue_limits(tmp_path: Path) -> None:
+    from vault_pipeline.definitions import build_defs
+
+    job = build_defs(VaultPaths(tmp_path)).resolve_job_def("refresh_from_raw")
+    assert job.tags["vault/writes"] == "true"
 
 
 def _free_port() -> int:
