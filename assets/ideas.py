@@ -4,6 +4,7 @@ quarantined in `llm_failures`) and its five views (`views`)."""
 
 import dagster as dg
 
+from vault_pipeline.executors import ExecutorSettings, make_executor
 from vault_pipeline.ideas import quality
 from vault_pipeline.ideas.build import VIEWS_STAGE, build_masked_records
 from vault_pipeline.ideas.settings import STAGE, IdeasSettings
@@ -29,7 +30,8 @@ def masked_records(context: dg.AssetExecutionContext, config: IdeasRunConfig,
                    vault: VaultResource):
     paths = vault.paths()
     settings = IdeasSettings.resolve(config.model_dump(), home=paths.home)
-    report = build_masked_records(paths, settings, log=context.log.info)
+    executor = make_executor(ExecutorSettings.resolve(paths.home))
+    report = build_masked_records(paths, settings, log=context.log.info, executor=executor)
     yield dg.MaterializeResult(
         asset_key="masked_records",
         metadata={

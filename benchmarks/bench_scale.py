@@ -103,12 +103,38 @@ def with_sample_texts(source: Path, target: Path) -> None:
             writer.write(json.dumps(record) + "\n")
 
 
-def tokens_per_paper() -> dict[str, float]:
+def tokens_per_paper() -> tuple[dict[str, float], dict[str, float]]:
     """Prompt and answer tokens of the LLM stage per paper, on the bundled sample's
-    abstracts (the documents of this run are abstracts too)."""
-    from bench_ideas import sample_papers, tokens
+    abstracts (the documents of this run) and on full texts cut at 30,000 characters."""
+    from bench_ideas import full_papers, sample_papers, tokens
 
-    return tokens(sample_papers())
+    papers = sample_papers()
+    return tokens(papers), tokens(full_papers(papers))
+
+
+def pdf_pages_per_core_second() -> dict[str, float]:
+    """Full-text conversion, which this run skips (abstracts only): pages per CPU second of
+    each PDF converter on the bundled sample's PDFs, in this process."""
+    from vault_pipeline.documents.convert import (
+        FAST,
+        PDF,
+        PYMUPDF4LLM,
+        Settings,
+        Task,
+        convert_task,
+    )
+
+    pdfs = sorted((HERE.parent / "vault_pipeline" / "sample" / "raw").glob("*.pdf"))
+    rates = {}
+    for converter in (FAST, PYMUPDF4LLM):
+        settings = Settings(pdf_converter=converter)
+        pages, started = 0, time.process_time()
+        with tempfile.TemporaryDirectory() as scratch:
+            for pdf in pdfs:
+                result = convert_task(Task(pdf.name, PDF, str(pdf), scratch, settings))
+                pages += result.n_pages or 0
+        rates[converter] = pages / (time.process_time() - started)
+    return rates
 
 
 def table_bytes(home: Path) -> dict[str, int]:
@@ -161,10 +187,13 @@ def main(argv: list[str] | None = None) -> None:
     if rows["index"].get("views_per_second"):
         print(f"index: {rows['index']['embedded']:,} views embedded at "
               f"{rows['index']['views_per_second']:,.1f} views/s (ONNX Runtime)")
-    tokens = tokens_per_paper()
-    print("LLM stage per paper (abstract input, o200k_base): prompt "
-          f"{tokens['mean']:,.0f} tokens (max {tokens['max']:,}), answer {tokens['answer']:,}"
-          f", JSON schema {tokens['schema']:,}")
+    for label, tokens in zip(("abstract", "full text, 30,000 chars"), tokens_per_paper(),
+                             strict=True):
+        print(f"LLM stage per paper ({label}, o200k_base): prompt {tokens['mean']:,.0f} "
+              f"tokens (max {tokens['max']:,}), answer {tokens['answer']:,}, JSON schema "
+              f"{tokens['schema']:,}")
+    print("PDF conversion (sample PDFs, one core): " + ", ".join(
+        f"{name} {rate:,.1f} pages/cpu-s" for name, rate in pdf_pages_per_core_second().items()))
     sizes = table_bytes(home)
     print("bytes per paper on disk: " + ", ".join(
         f"{name} {size / args.papers:,.0f}" for name, size in sorted(sizes.items())))

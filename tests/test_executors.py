@@ -164,3 +164,26 @@ def test_index_embedded_on_ray_actors_equals_the_local_one(cluster, tmp_path: Pa
     assert local.drop("vector").equals(distributed.drop("vector"))
     np.testing.assert_allclose(np.stack(local["vector"].to_list()),
                                np.stack(distributed["vector"].to_list()), atol=1e-5)
+
+
+def test_ideas_generated_on_ray_actors_equal_the_local_ones(cluster, tmp_path: Path) -> None:
+    from vault_pipeline.ideas.build import build_masked_records
+    from vault_pipeline.ideas.settings import IdeasSettings
+    from vault_pipeline.schemas import LLM_FAILURES, MASKED_RECORDS
+
+    local = VaultPaths(tmp_path / "local").ensure()
+    RawZone(local).import_paths([SAMPLE / "arxiv-metadata-oai-snapshot.sample.jsonl"])
+    build_papers(local)
+    build_documents(local)  # abstracts only: nothing to convert
+    shutil.copytree(local.home, tmp_path / "ray")
+    distributed = VaultPaths(tmp_path / "ray")
+    settings = IdeasSettings(batch_size=40)
+    build_masked_records(local, settings, log=lambda *_: None)
+    actors = make_executor(ExecutorSettings(executor="ray", batch_size=25, actors=2))
+    report = build_masked_records(distributed, settings, log=lambda *_: None, executor=actors)
+    assert report.backend == "extractive" and report.processed == report.papers > 50
+    for table, stamp in ((MASKED_RECORDS, "created_at"), (LLM_FAILURES, "failed_at")):
+        ours, theirs = (distributed.store.read(table).drop(stamp).sort("arxiv_id"),
+                        local.store.read(table).drop(stamp).sort("arxiv_id"))
+        assert ours.equals(theirs), table.name
+    assert local.store.rows(MASKED_RECORDS) > 50
