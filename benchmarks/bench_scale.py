@@ -7,7 +7,7 @@ docs/scale.md scales to 2.7M papers.
 
     python benchmarks/bench_scale.py                    # 1M papers (hours here)
     python benchmarks/bench_scale.py --papers 100000
-    python benchmarks/bench_scale.py --papers 2000 --keep /tmp/vault-2k
+    python benchmarks/bench_scale.py --papers 2000 --keep vault-2k
 """
 
 from __future__ import annotations
