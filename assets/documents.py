@@ -5,60 +5,16 @@ and the record of every conversion that makes it incremental."""
 import dagster as dg
 
 from vault_pipeline.documents import quality
-from vault_pipeline.documents.build import build_documents
-from vault_pipeline.documents.settings import STAGE, DocumentsSettings
-from vault_pipeline.executors import ExecutorSettings, make_executor
+from vault_pipeline.documents.stage import STAGE
 from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
 
-from .config import stage_config
-from .metadata import check_result, counts_table, table_path, table_spec
+from .metadata import check_result
 from .resources import VaultResource
+from .stages import stage_asset
 
-DocumentsRunConfig = stage_config(
-    DocumentsSettings, STAGE, "DocumentsRunConfig",
-    "Limits of a run (unset: `vault.toml`, then `VAULT_DOCUMENTS_<FIELD>`, then the defaults "
-    "of `vault_pipeline.documents.settings.DocumentsSettings`); the truncation limit, the PDF "
-    "converter and its switches are part of the converter version, so changing them converts "
-    "every document again.")
-
-
-@dg.multi_asset(
-    specs=[table_spec(DOCUMENTS, "documents", ["raw_files", "papers"],
-                      kinds=frozenset({"pymupdf", "parquet"})),
-           table_spec(DOCUMENT_ATTEMPTS, "documents", ["raw_files", "papers"],
-                      kinds=frozenset({"parquet"}))],
-)
-def documents(context: dg.AssetExecutionContext, config: DocumentsRunConfig,
-              vault: VaultResource):
-    paths = vault.paths()
-    settings = DocumentsSettings.resolve(paths.home, config.model_dump())
-    executor = make_executor(ExecutorSettings.resolve(paths.home))
-    report = build_documents(paths, settings.config(), executor=executor)
-    context.log.info(f"documents: {report.rows} rows; {report.converted} converted, "
-                     f"{report.reused} reused, {report.resumed} resumed from a crashed run")
-    rates = quality.success_rates(paths.store)
-    yield dg.MaterializeResult(
-        asset_key="documents",
-        metadata={
-            "dagster/row_count": report.rows,
-            "converted_now": report.converted,
-            "reused": report.reused,
-            "resumed": report.resumed,
-            "by_status": counts_table(report.by_status, "status"),
-            "by_source": counts_table(report.by_source, "source"),
-            "success_rate_by_source": dg.MetadataValue.json(rates),
-            "path": table_path(paths, DOCUMENTS),
-        },
-    )
-    attempts = sum(sum(v.values()) for v in report.attempts_by_kind_status.values())
-    yield dg.MaterializeResult(
-        asset_key="document_attempts",
-        metadata={
-            "dagster/row_count": attempts,
-            "by_kind_and_status": dg.MetadataValue.json(report.attempts_by_kind_status),
-            "path": table_path(paths, DOCUMENT_ATTEMPTS),
-        },
-    )
+documents = stage_asset(STAGE, kinds_of={
+    DOCUMENTS.name: frozenset({"pymupdf", "parquet"}),
+    DOCUMENT_ATTEMPTS.name: frozenset({"parquet"})})
 
 
 class SuccessFloorConfig(dg.Config):

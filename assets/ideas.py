@@ -4,14 +4,12 @@ quarantined in `llm_failures`) and its five views (`views`)."""
 
 import dagster as dg
 
-from vault_pipeline.executors import ExecutorSettings, make_executor
 from vault_pipeline.ideas import quality
-from vault_pipeline.ideas.build import VIEWS_STAGE, build_masked_records
+from vault_pipeline.ideas.build import MASKED_RECORDS_STAGE, VIEWS_STAGE
 from vault_pipeline.ideas.settings import STAGE, IdeasSettings
-from vault_pipeline.schemas import LLM_FAILURES, MASKED_RECORDS
 
 from .config import stage_config
-from .metadata import check_result, counts_table, table_path, table_spec
+from .metadata import check_result
 from .resources import VaultResource
 from .stages import stage_asset
 
@@ -22,45 +20,8 @@ IdeasRunConfig = stage_config(
     "`backend: extractive | openai | vllm | batch_file`.")
 
 
-@dg.multi_asset(
-    specs=[table_spec(table, "ideas", ["papers", "documents"], kinds=frozenset({"parquet"}))
-           for table in (MASKED_RECORDS, LLM_FAILURES)],
-)
-def masked_records(context: dg.AssetExecutionContext, config: IdeasRunConfig,
-                   vault: VaultResource):
-    paths = vault.paths()
-    settings = IdeasSettings.resolve(config.model_dump(), home=paths.home)
-    executor = make_executor(ExecutorSettings.resolve(paths.home))
-    report = build_masked_records(paths, settings, log=context.log.info, executor=executor)
-    yield dg.MaterializeResult(
-        asset_key="masked_records",
-        metadata={
-            "dagster/row_count": report.records,
-            "backend": report.backend, "model": report.model,
-            "prompt_version": report.prompt_version,
-            "papers": report.papers, "processed": report.processed, "reused": report.reused,
-            "retried": report.retried,
-            "leak_rate": dg.MetadataValue.float(round(report.leak_rate, 4)),
-            "leaks_masked": report.masked_findings,
-            "judge_calls": report.judge_calls, "judge_errors": report.judge_errors,
-            "judge_flagged": report.judge_flagged,
-            "tokens_in": report.tokens_in, "tokens_out": report.tokens_out,
-            "papers_per_second": dg.MetadataValue.float(round(report.papers_per_second, 2)),
-            "seconds": dg.MetadataValue.float(round(report.seconds, 2)),
-            "by_input_source": counts_table(report.by_source, "input source"),
-            "path": table_path(paths, MASKED_RECORDS),
-        },
-    )
-    yield dg.MaterializeResult(
-        asset_key="llm_failures",
-        metadata={
-            "dagster/row_count": report.quarantined,
-            "new_this_run": report.new_failures,
-            "path": table_path(paths, LLM_FAILURES),
-        },
-    )
-
-
+masked_records = stage_asset(MASKED_RECORDS_STAGE, kinds=frozenset({"parquet"}),
+                             config=IdeasRunConfig)
 views = stage_asset(VIEWS_STAGE, kinds=frozenset({"parquet"}))
 
 

@@ -4,48 +4,14 @@
 import dagster as dg
 
 from vault_pipeline import papers_quality
-from vault_pipeline.papers import build_papers
-from vault_pipeline.schemas import PAPERS, PAPERS_REJECTED
+from vault_pipeline.papers import STAGE
+from vault_pipeline.schemas import PAPERS_REJECTED
 
-from .metadata import check_result, counts_table, table_path, table_spec
+from .metadata import check_result
 from .resources import VaultResource
+from .stages import stage_asset
 
-
-@dg.multi_asset(
-    specs=[table_spec(PAPERS, "metadata", ["raw_files"]),
-           table_spec(PAPERS_REJECTED, "metadata", ["raw_files"], kinds=frozenset({"parquet"}))],
-)
-def papers(context: dg.AssetExecutionContext, vault: VaultResource):
-    paths = vault.paths()
-    report = build_papers(paths)
-    stats = papers_quality.summary(paths.store)
-    context.log.info(
-        f"papers: {report.rows} rows from {report.files} files "
-        f"({report.superseded} superseded, {report.rejected} rejected)"
-    )
-    yield dg.MaterializeResult(
-        asset_key="papers",
-        metadata={
-            "dagster/row_count": report.rows,
-            "candidates": report.candidates,
-            "superseded_versions": report.superseded,
-            "raw_files_parsed": report.files,
-            "snapshots_streamed": report.streamed_files,
-            "streaming_passes": report.stream_passes,
-            "by_year": counts_table(stats["by_year"], "year"),
-            "by_primary_category": counts_table(stats["by_primary_category"], "category"),
-            "by_source": counts_table(stats["by_source"], "source"),
-            "path": table_path(paths, PAPERS),
-        },
-    )
-    yield dg.MaterializeResult(
-        asset_key="papers_rejected",
-        metadata={
-            "dagster/row_count": report.rejected,
-            "raw_files_failed": report.failed_files,
-            "path": table_path(paths, PAPERS_REJECTED),
-        },
-    )
+papers = stage_asset(STAGE, kinds_of={PAPERS_REJECTED.name: frozenset({"parquet"})})
 
 
 @dg.asset_check(asset="papers", blocking=True, description="Every arxiv_id appears once.")

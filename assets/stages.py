@@ -1,37 +1,93 @@
 """Assets generated from the library's stage declarations (`vault_pipeline.stages`): the
-dependencies come from the stage's inputs, the specs from its output schemas, the metadata
-from its report. An asset module keeps only what is particular to Dagster."""
+dependencies come from the stage's inputs, the specs from its outputs, the Dagster config
+from its settings class, the metadata from its report. An asset module keeps only what is
+particular to Dagster (kinds, config documentation, checks)."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
-from vault_pipeline.stages import Counts, Stage
+from vault_pipeline.stages import Artifact, Counts, Markdown, Output, RunContext, Stage
 
-from .metadata import counts_table, table_path, table_spec
+from .config import stage_config
+from .metadata import column_schema, counts_table, table_path, table_spec
 from .resources import VaultResource
+
+PARQUET = frozenset({"polars", "parquet"})
 
 
 def _metadata(figures: Mapping[str, object]) -> dict[str, object]:
-    return {k: counts_table(v.counts, v.label) if isinstance(v, Counts) else
-            dg.MetadataValue.json(v) if isinstance(v, (dict, list)) else v
-            for k, v in figures.items()}
+    def value(v: object) -> object:
+        if isinstance(v, Counts):
+            return counts_table(v.counts, v.label)
+        if isinstance(v, Markdown):
+            return dg.MetadataValue.md(v)
+        if isinstance(v, Path):
+            return dg.MetadataValue.path(str(v))
+        return dg.MetadataValue.json(v) if isinstance(v, (dict, list)) else v
+
+    return {k: value(v) for k, v in figures.items()}
 
 
-def stage_asset(stage: Stage, kinds: frozenset[str] = frozenset({"polars", "parquet"})
+def _spec(output: Output, stage: Stage, kinds: frozenset[str]) -> dg.AssetSpec:
+    if not isinstance(output, Artifact):
+        return table_spec(output, stage.group, list(stage.inputs), kinds)
+    metadata = {"dagster/column_schema": column_schema(output.schema)} if output.schema else {}
+    return dg.AssetSpec(output.name, group_name=stage.group, deps=list(stage.inputs),
+                        kinds=set(kinds), description=output.doc, metadata=metadata)
+
+
+def _path(paths: Any, output: Output) -> dg.MetadataValue:
+    if isinstance(output, Artifact):
+        return dg.MetadataValue.path(str(output.path(paths)))
+    return table_path(paths, output)
+
+
+def set_values(config: dg.Config) -> dict[str, Any]:
+    """A run config as settings values: a nested config (another stage's settings) without
+    its unset fields, so that they fall back to that stage's lower layers."""
+    return {k: {kk: vv for kk, vv in v.items() if vv is not None} if isinstance(v, dict) else v
+            for k, v in config.model_dump().items()}
+
+
+def _config(stage: Stage) -> type[dg.Config]:
+    """The run config of a stage, one optional field per field of its settings class."""
+    settings, section = stage.settings, stage.section or stage.name
+    written = settings.__doc__ and not settings.__doc__.startswith(f"{settings.__name__}(")
+    doc = (f"{' '.join(settings.__doc__.split())} " if written else "") + (
+        f"Unset fields fall back to `vault.toml` [{section}], then "
+        f"`VAULT_{section.upper()}_<FIELD>`, then the defaults of "
+        f"`{settings.__module__}.{settings.__qualname__}`.")
+    name = "".join(w.title() for w in stage.name.split("_")) + "Config"
+    return stage_config(settings, section, name, doc)
+
+
+def stage_asset(stage: Stage, kinds: frozenset[str] = PARQUET,
+                kinds_of: Mapping[str, frozenset[str]] | None = None,
+                config: type[dg.Config] | None = None,
+                values: Callable[[Any], Mapping[str, Any]] = set_values,
                 ) -> dg.AssetsDefinition:
-    """One multi-asset: an output table each, every one depending on the stage's inputs."""
+    """One multi-asset named after the stage: an output each, every one depending on the
+    stage's inputs. ``kinds_of`` gives an output other kinds than ``kinds``; ``config``
+    replaces the config generated from the settings class (to document it, or to nest
+    another stage's); ``values`` turns the run config into settings values."""
+    config = config or _config(stage)
 
-    @dg.multi_asset(name=stage.name,
-                    specs=[table_spec(t, stage.group, list(stage.inputs), kinds)
-                           for t in stage.outputs])
-    def _asset(context: dg.AssetExecutionContext, vault: VaultResource):
+    def _asset(context: dg.AssetExecutionContext, config, vault: VaultResource):
         paths = vault.paths()
-        report = stage.run(paths)
+        settings = stage.resolve(paths.home, values(config))
+        report = stage.run(paths, settings, RunContext(context.run_id, context.log.info))
+        for warning in stage.warnings(report):
+            context.log.warning(warning)
         context.log.info(stage.describe(report))
         figures = stage.figures(report)
-        for table in stage.outputs:
-            yield dg.MaterializeResult(asset_key=table.name, metadata={
-                **_metadata(figures[table.name]), "path": table_path(paths, table)})
+        for output in stage.outputs:
+            yield dg.MaterializeResult(asset_key=output.name, metadata={
+                "path": _path(paths, output), **_metadata(figures.get(output.name, {}))})
 
-    return _asset
+    _asset.__annotations__["config"] = config  # Dagster reads the config class from it
+    return dg.multi_asset(name=stage.name,
+                          specs=[_spec(o, stage, (kinds_of or {}).get(o.name, kinds))
+                                 for o in stage.outputs])(_asset)

@@ -14,7 +14,7 @@ from .citations_parse import S2_KIND, parse_batch
 from .paths import VaultPaths
 from .raw.zone import RawZone
 from .schemas import CITATION_COUNTS, CITATIONS
-from .stages import Stage
+from .stages import Stage, plain
 
 
 @dataclass
@@ -62,7 +62,7 @@ def build_citations(paths: VaultPaths) -> CitationsReport:
 
 STAGE = Stage(
     "citations", "citations", inputs=("raw_files",), outputs=(CITATIONS, CITATION_COUNTS),
-    run=build_citations,
+    run=plain(build_citations),
     describe=lambda r: (f"{r.citations} references of {r.papers} papers from {r.files} "
                         "Semantic Scholar responses"),
     figures=lambda r: {

@@ -28,6 +28,7 @@ from typing import TypeVar
 import polars as pl
 import pyarrow.parquet as pq
 
+from . import papers_quality
 from .errors import RawFormatError
 from .parse import METADATA_KINDS, Batch, ParseReject, parse_raw_file
 from .parse.finalize import finalize, finalize_plan, rejected_rows, valid_rows
@@ -41,6 +42,7 @@ from .parse.snapshot import (
 from .paths import VaultPaths
 from .raw.zone import RawFile, RawZone
 from .schemas import PAPERS, PAPERS_REJECTED
+from .stages import Counts, NoSettings, RunContext, Stage, StageResult
 
 # On a tie of dates and versions, prefer the richer source.
 SOURCE_RANK = {"oai_arXivRaw": 0, "oai_arXiv": 1, "arxiv_snapshot": 2, "arxiv_api": 3,
@@ -288,3 +290,32 @@ def build_papers(paths: VaultPaths, stream_snapshots: bool = True) -> PapersRepo
     report.superseded = report.candidates - report.rows
     report.rejected = paths.store.write(PAPERS_REJECTED, rejected)
     return report
+
+
+def run_papers(paths: VaultPaths, settings: NoSettings, _context: RunContext
+               ) -> StageResult[NoSettings, PapersReport]:
+    """`build_papers`, with the summary of the table it wrote (years, categories, sources)."""
+    return StageResult(build_papers(paths), settings, papers_quality.summary(paths.store))
+
+
+def _papers_figures(run: StageResult[NoSettings, PapersReport]) -> dict:
+    r, summary = run.report, run.read
+    return {
+        PAPERS.name: {"dagster/row_count": r.rows, "candidates": r.candidates,
+                      "superseded_versions": r.superseded, "raw_files_parsed": r.files,
+                      "snapshots_streamed": r.streamed_files,
+                      "streaming_passes": r.stream_passes,
+                      "by_year": Counts("year", summary["by_year"]),
+                      "by_primary_category": Counts("category", summary["by_primary_category"]),
+                      "by_source": Counts("source", summary["by_source"])},
+        PAPERS_REJECTED.name: {"dagster/row_count": r.rejected,
+                               "raw_files_failed": r.failed_files}}
+
+
+STAGE = Stage(
+    "papers", "metadata", inputs=("raw_files",), outputs=(PAPERS, PAPERS_REJECTED),
+    run=run_papers,
+    describe=lambda run: (f"papers: {run.report.rows} rows from {run.report.files} files "
+                          f"({run.report.superseded} superseded, {run.report.rejected} "
+                          "rejected)"),
+    figures=_papers_figures)

@@ -24,7 +24,7 @@ from .reviews_parse import (
 )
 from .reviews_parse import decision_from_venue as _decision_from_venue
 from .schemas import PAPERS, REVIEWS, SUBMISSIONS
-from .stages import Counts, Stage
+from .stages import Counts, Stage, plain
 
 
 @dataclass
@@ -146,7 +146,7 @@ def build_reviews(paths: VaultPaths) -> ReviewsReport:
 
 STAGE = Stage(
     "reviews", "reviews", inputs=("raw_files", "papers"), outputs=(SUBMISSIONS, REVIEWS),
-    run=build_reviews,
+    run=plain(build_reviews),
     describe=lambda r: (f"{r.submissions} submissions, {r.reviews} replies from {r.files} "
                         "OpenReview pages"),
     figures=lambda r: {

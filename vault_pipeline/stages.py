@@ -1,15 +1,26 @@
-"""Stage declarations: what a stage reads, what it writes and how it runs, in one place
-beside its library code. The Dagster assets are generated from them (one function,
-`assets.stages.stage_asset`), so dependencies are never repeated by hand."""
+"""Stage declarations: what a stage reads, what it writes, its settings and how it runs, in
+one place beside its library code. The Dagster assets are generated from them (one function,
+`assets.stages.stage_asset`), so dependencies and config are never repeated by hand.
+
+Every stage runs the same way: ``run(paths, settings, context) -> report``. It reads its
+declared inputs through the vault's table store (``paths.store``) and writes its declared
+outputs there; it does not receive frames, because several stages are incremental (they read
+their own last output and the journal under the scratch folder) or stream tables larger than
+memory, and the store alone knows where a table lies."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
 
+from . import config
 from .paths import VaultPaths
 from .schemas import TableSchema
+
+S = TypeVar("S")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -20,19 +31,88 @@ class Counts:
     counts: Mapping[str, int]
 
 
-Figures = Mapping[str, object]  # a report's figures for one output table
+class Markdown(str):
+    """A figure shown as rendered Markdown (a data card, a report)."""
+
+
+Figures = Mapping[str, object]  # a report's figures for one output
 
 
 @dataclass(frozen=True)
-class Stage:
+class NoSettings:
+    """The settings of a stage with nothing to set: it rebuilds its outputs from its inputs."""
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a run knows of the run it is part of: an id (Dagster's run id; None outside a
+    run) and where progress lines go."""
+
+    run_id: str | None = None
+    log: Callable[[str], object] = print
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """An output that is not a Parquet table of the store (a LanceDB table, a JSON report, an
+    export folder): its asset name, what it holds, where it lies, and its columns if any."""
+
+    name: str
+    doc: str
+    path: Callable[[VaultPaths], Path]
+    schema: TableSchema | None = None
+
+
+Output = TableSchema | Artifact
+
+
+@dataclass(frozen=True)
+class StageResult(Generic[S, R]):
+    """A build's report with what the run's figures need besides: the settings it ran under
+    and what was read after the build (``read``, by name: a summary of a table written, a
+    rendered report)."""
+
+    report: R
+    settings: S
+    read: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _none(_report: Any) -> Sequence[str]:
+    return ()
+
+
+@dataclass(frozen=True)
+class Stage(Generic[S, R]):
     """One stage: ``run`` reads ``inputs`` (tables or assets upstream) from the vault, writes
-    ``outputs`` and returns its report; ``describe`` says the report in one line, ``figures``
-    gives each output's figures (by table name), row count first."""
+    ``outputs`` and returns its report; ``settings`` is its frozen settings class, resolved
+    by :func:`vault_pipeline.config.resolve` under ``section`` (default: the stage's name);
+    ``describe`` says the report in one line, ``figures`` gives each output's figures (by
+    output name), ``warnings`` what a reader of the run should not miss."""
 
     name: str
     group: str
     inputs: tuple[str, ...]
-    outputs: tuple[TableSchema, ...]
-    run: Callable[[VaultPaths], Any]
-    describe: Callable[[Any], str]
-    figures: Callable[[Any], Mapping[str, Figures]]
+    outputs: tuple[Output, ...]
+    run: Callable[[VaultPaths, S, RunContext], R]
+    describe: Callable[[R], str]
+    figures: Callable[[R], Mapping[str, Figures]]
+    settings: type[S] = NoSettings  # type: ignore[assignment]
+    section: str | None = None
+    label: str | None = None  # names the settings in errors (default: the section)
+    warnings: Callable[[R], Sequence[str]] = field(default=_none)
+
+    def resolve(self, home: Path | None = None,
+                run_config: Mapping[str, Any] | None = None) -> S:
+        """The stage's settings from every layer of :mod:`vault_pipeline.config`."""
+        return config.resolve(self.settings, self.section or self.name, home=home,
+                              run_config=run_config, label=self.label)
+
+
+def plain(build: Callable[[VaultPaths], R]) -> Callable[[VaultPaths, Any, RunContext], R]:
+    """The run of a stage whose build needs neither settings nor the run's context."""
+
+    def run(paths: VaultPaths, _settings: Any, _context: RunContext) -> R:
+        return build(paths)
+
+    run.__doc__ = build.__doc__
+    return run

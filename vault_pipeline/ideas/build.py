@@ -16,19 +16,20 @@ from typing import Any
 
 import polars as pl
 
-from ..executors import Executor
+from ..executors import Executor, ExecutorSettings, make_executor
 from ..integrity.gate import PLAIN_TEXT, Gate, gate_key, mask_plain, paper_gate
 from ..integrity.llm_judge import judge_for
 from ..paths import VaultPaths
 from ..records.masked import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
 from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
-from ..stages import Counts, Stage
+from ..stages import Counts, RunContext, Stage, plain
 from .backends import Backend, make_backend
 from .backends.base import Request
 from .decompose import BatchOutcome, findings_rows, now, run_batch
 from .incremental import BatchRows, StageTables, rows_frame, run_incremental
 from .inputs import PaperInput, input_hash, load_inputs
 from .prompting import Prompt, load_prompt
+from .settings import STAGE as SECTION
 from .settings import IdeasSettings
 from .views import VIEWS_VERSION, build_all
 
@@ -185,6 +186,33 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
     return report
 
 
+def run_masked_records(paths: VaultPaths, settings: IdeasSettings, context: RunContext
+                       ) -> IdeasReport:
+    executor = make_executor(ExecutorSettings.resolve(paths.home))
+    return build_masked_records(paths, settings, log=context.log, executor=executor)
+
+
+MASKED_RECORDS_STAGE = Stage(
+    "masked_records", "ideas", inputs=("papers", "documents"),
+    outputs=(MASKED_RECORDS, LLM_FAILURES), run=run_masked_records,
+    settings=IdeasSettings, section=SECTION,
+    describe=lambda r: (f"ideas: {r.records} records, {r.quarantined} quarantined; "
+                        f"{r.processed} asked, {r.reused} reused"),
+    figures=lambda r: {
+        MASKED_RECORDS.name: {
+            "dagster/row_count": r.records, "backend": r.backend, "model": r.model,
+            "prompt_version": r.prompt_version, "papers": r.papers,
+            "processed": r.processed, "reused": r.reused, "retried": r.retried,
+            "leak_rate": round(r.leak_rate, 4), "leaks_masked": r.masked_findings,
+            "judge_calls": r.judge_calls, "judge_errors": r.judge_errors,
+            "judge_flagged": r.judge_flagged, "tokens_in": r.tokens_in,
+            "tokens_out": r.tokens_out, "papers_per_second": round(r.papers_per_second, 2),
+            "seconds": round(r.seconds, 2),
+            "by_input_source": Counts("input source", r.by_source)},
+        LLM_FAILURES.name: {"dagster/row_count": r.quarantined,
+                            "new_this_run": r.new_failures}})
+
+
 @dataclass
 class ViewsReport:
     records: int = 0
@@ -233,7 +261,7 @@ def build_views(paths: VaultPaths) -> ViewsReport:
 
 
 VIEWS_STAGE = Stage(
-    "views", "ideas", inputs=("masked_records",), outputs=(VIEWS,), run=build_views,
+    "views", "ideas", inputs=("masked_records",), outputs=(VIEWS,), run=plain(build_views),
     describe=lambda r: f"views: {r.views} views of {r.records} records",
     figures=lambda r: {VIEWS.name: {
         "dagster/row_count": r.views, "records": r.records,

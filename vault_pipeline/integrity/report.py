@@ -104,6 +104,11 @@ def build_report(paths: VaultPaths, run_id: str | None = None) -> dict[str, Any]
     }
 
 
+def latest_path(paths: VaultPaths) -> Path:
+    """The integrity report of the last run (the pipeline's output; data cards quote it)."""
+    return paths.home / "integrity" / "latest.json"
+
+
 def write_report(paths: VaultPaths, report: dict[str, Any]) -> Path:
     """Keep the report as `integrity/<run>.json` and `integrity/latest.json` (history stays:
     one file a run)."""
@@ -114,13 +119,13 @@ def write_report(paths: VaultPaths, report: dict[str, Any]) -> Path:
     data = (json.dumps(report, indent=2, sort_keys=True) + "\n").encode()
     stamp = report["built_at"].replace(":", "").replace("-", "")
     atomic_write_bytes(folder / f"{stamp}-{report.get('run_id') or 'local'}.json", data)
-    latest = folder / "latest.json"
+    latest = latest_path(paths)
     atomic_write_bytes(latest, data)
     return latest
 
 
 def read_latest(paths: VaultPaths) -> dict[str, Any] | None:
-    latest = paths.home / "integrity" / "latest.json"
+    latest = latest_path(paths)
     return json.loads(latest.read_text()) if latest.exists() else None
 
 
@@ -142,7 +147,7 @@ def current_report(paths: VaultPaths) -> dict[str, Any]:
     """The latest integrity report while no table it counts was written after it (what the
     `integrity_report` asset of the same run left); else one built now, so an export never
     quotes figures older than its tables."""
-    latest = paths.home / "integrity" / "latest.json"
+    latest = latest_path(paths)
     if latest.exists():
         built = latest.stat().st_mtime
         written = [os.stat(paths.store.path(t)).st_mtime for t in _REPORTED

@@ -1,0 +1,36 @@
+"""The `splits` stage: the pre-cutoff vault and the post-cutoff targets, one partition for
+every role. The classifier of paper kinds follows the ideas stage's backend (`auto`), so the
+run resolves the ideas settings of the same data root too."""
+
+from __future__ import annotations
+
+from ..ideas.settings import IdeasSettings
+from ..paths import VaultPaths
+from ..schemas import SPLITS
+from ..stages import Counts, RunContext, Stage, StageResult
+from .build import SplitsReport, build_splits
+from .classifiers import make_classifier
+from .settings import STAGE as SECTION
+from .settings import SplitSettings
+
+
+def run_splits(paths: VaultPaths, settings: SplitSettings, _context: RunContext
+               ) -> StageResult[SplitSettings, SplitsReport]:
+    classifier = make_classifier(settings.classifier, IdeasSettings.resolve(home=paths.home))
+    return StageResult(build_splits(paths, settings, classifier), settings,
+                       {"classifier": classifier.name})
+
+
+STAGE = Stage(
+    "splits", "splits", inputs=("papers", "views", "masked_records", "citations", "documents"),
+    outputs=(SPLITS,), run=run_splits, settings=SplitSettings, section=SECTION,
+    describe=lambda run: f"splits at {run.settings.cutoff}: {run.report.counts}",
+    warnings=lambda run: run.report.warnings,
+    figures=lambda run: {SPLITS.name: {
+        "dagster/row_count": run.report.rows, "cutoff": str(run.settings.cutoff),
+        "seed": run.settings.seed, "classifier": run.read["classifier"],
+        "post_cutoff_papers": run.report.post_cutoff,
+        "citations_known": run.report.citations_known,
+        "by_split": Counts("split", run.report.counts),
+        "excluded_by_reason": Counts("reason", run.report.excluded_by_reason),
+        "warnings": run.report.warnings}})
