@@ -36,8 +36,8 @@ class VaultResource(dg.ConfigurableResource):
 def _harvest_only(selection: frozenset[dg.AssetKey] | None) -> bool:
     if not selection:
         return False
-    from vault_pipeline.definitions import defs
+    from vault_pipeline.definitions import build_defs
 
-    graph = defs.resolve_asset_graph()
+    graph = build_defs().resolve_asset_graph()
     return all(graph.has(key) and graph.get(key).group_name == HARVEST_GROUP
                for key in selection)

@@ -15,6 +15,7 @@ refresh_from_raw = dg.define_asset_job(
     description="Rebuild every table downstream of the raw zone (never the live harvests, "
                 "which write to the raw zone and run on their own schedule or on demand, "
                 "nor the evaluation runs, which need an LLM and run on demand).",
+    tags={"vault/writes": "true"},  # one such run per data root (deploy/dagster.yaml's queue)
 )
 
 

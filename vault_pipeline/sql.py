@@ -19,6 +19,10 @@ QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.
 
 def table_files(paths: VaultPaths) -> dict[str, Path]:
     store = paths.store
+    if not store.local:  # DuckDB would need its httpfs extension, downloaded at run time
+        raise VaultError(f"SQL over the tables needs a local data root; {store.url} is an "
+                         "object store (query it with DuckDB's httpfs extension, or copy "
+                         "the tables to a local folder)")
     return {name: Path(store.path(name)) for name in store.names()}
 
 

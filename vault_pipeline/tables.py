@@ -72,6 +72,18 @@ class TableStore:
         self.fs = fs
         self.root = os.fspath(root).rstrip("/")
 
+    @classmethod
+    def at_url(cls, url: str) -> TableStore:
+        """A store on an object store, listing afresh on every call (another process or
+        machine may have written a table since)."""
+        fs, root = fsspec.core.url_to_fs(url, use_listings_cache=False)
+        return cls(root, fs)
+
+    @property
+    def url(self) -> str:
+        """The root with its scheme (for messages and other libraries)."""
+        return self.fs.unstrip_protocol(self.root)
+
     @property
     def local(self) -> bool:
         """Local tables are read in place (memory-mapped, lazily scanned)."""
@@ -147,6 +159,8 @@ class TableStore:
         with tempfile.TemporaryDirectory() as folder:
             tmp = Path(folder) / f"{table_name(table)}{SUFFIX}"
             yield tmp
+            # One PUT (or one completed multipart upload) of the finished file: object
+            # stores make it visible whole or not at all, so no temporary key is needed.
             self.fs.put_file(str(tmp), self.path(table))
 
     def write(self, schema: TableSchema, frame: pa.Table | pl.DataFrame) -> int:

@@ -15,6 +15,7 @@ the old table and the journal into the new one, never all held in memory."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import polars as pl
 
+from ..executors import Executor
 from ..journal import Journal
 from ..paths import VaultPaths
 from ..raw.zone import RawZone
@@ -32,7 +34,7 @@ from .cleaning import CLEANING_VERSION
 from .convert import LATEX, PDF, Settings, Task, convert_task
 from .naming import arxiv_id_of
 from .outcome import NO_SOURCE, OK, SUCCESS, TRANSIENT, UNIDENTIFIED, Conversion
-from .workers import PoolSettings, run_isolated
+from .workers import PoolSettings, convert_batch, run_isolated
 
 RAW_KINDS = {"pdf": PDF, "eprint": LATEX}
 TEXT_COLUMNS = ["text", "references", "appendix", "truncated", "hidden_chars", "notes"]
@@ -145,10 +147,12 @@ class DocumentsBuild:
     """One run of the stage (see the module docstring)."""
 
     def __init__(self, paths: VaultPaths, config: DocumentsConfig,
-                 convert: Callable[[Task], Conversion] = convert_task):
+                 convert: Callable[[Task], Conversion] = convert_task,
+                 executor: Executor | None = None):
         self.paths = paths
         self.config = config
         self.convert = convert
+        self.executor = executor
         self.journal = Journal(paths.scratch / "documents-journal", {"rows": JOURNAL},
                                flush_every=JOURNAL_FLUSH)
         self.unpack_dir = paths.scratch / "documents-unpack"
@@ -210,9 +214,9 @@ class DocumentsBuild:
             return
         tasks = {item.sha256: item for item in todo}
         settings = self.config.settings
-        work = (Task(item.sha256, item.kind, str(item.path), str(self.unpack_dir), settings)
-                for item in todo)
-        for task, result in run_isolated(work, self.config.pool, self.convert):
+        work = [Task(item.sha256, item.kind, str(item.path), str(self.unpack_dir), settings)
+                for item in todo]
+        for task, result in self._run(work):
             row = _attempt_row(tasks[task.key], result, self.config,
                                self.attempts.get(task.key))
             self.journal.add(row)
@@ -220,6 +224,15 @@ class DocumentsBuild:
             self.journal_shas.add(task.key)
             self.report.converted += 1
         self.journal.flush()
+
+    def _run(self, work: list[Task]) -> Iterable[tuple[Task, Conversion]]:
+        """The conversions: this machine's worker pool, or the same function in the same
+        isolated workers on each node of a distributed executor."""
+        if self.executor is None or not self.executor.distributed:
+            return run_isolated(work, self.config.pool, self.convert)
+        batch = functools.partial(convert_batch, settings=self.config.pool,
+                                  function=self.convert)
+        return self.executor.map_batches(batch, work)
 
     def run(self) -> DocumentsReport:
         self.paths.ensure()
@@ -354,9 +367,11 @@ def with_abstracts(converted: pl.LazyFrame, papers: pl.LazyFrame) -> pl.LazyFram
 
 
 def build_documents(paths: VaultPaths, config: DocumentsConfig | None = None,
-                    convert: Callable[[Task], Conversion] = convert_task) -> DocumentsReport:
-    """Rebuild `documents` and `document_attempts`, converting only what is new."""
-    return DocumentsBuild(paths, config or DocumentsConfig(), convert).run()
+                    convert: Callable[[Task], Conversion] = convert_task,
+                    executor: Executor | None = None) -> DocumentsReport:
+    """Rebuild `documents` and `document_attempts`, converting only what is new (on the
+    executor's workers when it is a distributed one)."""
+    return DocumentsBuild(paths, config or DocumentsConfig(), convert, executor).run()
 
 
 def success_counts(attempts: pl.DataFrame) -> dict[str, tuple[int, int]]:

@@ -7,6 +7,7 @@ and resumes a crashed run."""
 
 from __future__ import annotations
 
+from ..executors import ExecutorSettings, make_executor
 from ..paths import VaultPaths
 from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
 from ..stages import Counts, RunContext, Stage, StageResult
@@ -20,8 +21,10 @@ Result = StageResult[DocumentsSettings, DocumentsReport]
 
 def run_documents(paths: VaultPaths, settings: DocumentsSettings, _context: RunContext
                   ) -> Result:
-    """The build, and the success rate of each source over the whole table."""
-    report = build_documents(paths, settings.config())
+    """The build (on the `[compute]` executor), and the success rate of each source over
+    the whole table."""
+    executor = make_executor(ExecutorSettings.resolve(paths.home))
+    report = build_documents(paths, settings.config(), executor=executor)
     return StageResult(report, settings, {"success_rates": quality.success_rates(paths.store)})
 
 

@@ -11,6 +11,7 @@ after ``max_tasks`` documents to bound slow leaks."""
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import multiprocessing
 import os
 import resource
@@ -103,3 +104,12 @@ def run_isolated(
         else:  # the consumer stopped (or failed): do not wait for the rest
             pool.stop()
         pool.join()
+
+
+def convert_batch(tasks: list[Task], settings: PoolSettings = PoolSettings(),
+                  function: Callable[[Task], Conversion] = convert_task) -> list[Conversion]:
+    """One batch of a distributed executor: the same function in the same isolated workers
+    (timeout, memory cap, crash → a row), one worker per batch; results in task order."""
+    single = dataclasses.replace(settings, workers=1)
+    done = {id(task): result for task, result in run_isolated(tasks, single, function)}
+    return [done[id(task)] for task in tasks]

@@ -16,6 +16,7 @@ from typing import Any
 
 import polars as pl
 
+from ..executors import Executor, ExecutorSettings, make_executor
 from ..integrity.gate import PLAIN_TEXT, Gate, gate_key, mask_plain, paper_gate
 from ..integrity.llm_judge import judge_for
 from ..paths import VaultPaths
@@ -134,11 +135,17 @@ IDEAS_TABLES = StageTables(MASKED_RECORDS, LLM_FAILURES, key="arxiv_id", scratch
 
 
 def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
-                         backend: Backend | None = None, log=print) -> IdeasReport:
-    """Decompose every paper that has no record (or failure) for its current input hash."""
+                         backend: Backend | None = None, log=print,
+                         executor: Executor | None = None) -> IdeasReport:
+    """Decompose every paper that has no record (or failure) for its current input hash
+    (generating on the executor's actors when it is a distributed one)."""
     started = time.perf_counter()
     own_backend = backend is None
     backend = backend or make_backend(settings)
+    if executor is not None and executor.distributed:
+        from .backends.distributed import DistributedBackend
+
+        backend = DistributedBackend(backend, settings, executor)
     prompt = load_prompt(settings.prompt)
     prompt_version = prompt.version if backend.uses_prompt else "none"
     report = IdeasReport(backend.name, backend.model, prompt_version)
@@ -181,7 +188,8 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
 
 def run_masked_records(paths: VaultPaths, settings: IdeasSettings, context: RunContext
                        ) -> IdeasReport:
-    return build_masked_records(paths, settings, log=context.log)
+    executor = make_executor(ExecutorSettings.resolve(paths.home))
+    return build_masked_records(paths, settings, log=context.log, executor=executor)
 
 
 MASKED_RECORDS_STAGE = Stage(

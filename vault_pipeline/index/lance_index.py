@@ -13,7 +13,7 @@ import hashlib
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -29,6 +29,8 @@ import pyarrow as pa
 
 from ..errors import VaultError
 from ..evalsets.contamination import evaluation_papers
+from ..executors import Executor
+from ..object_store import storage_options
 from ..paths import VaultPaths
 from ..schemas import SPLITS, VIEWS_INDEX
 from ..splits.build import VAULT
@@ -86,8 +88,13 @@ class IndexReport:
 
 
 def index_dir(paths: VaultPaths) -> Path:
-    """Where the LanceDB database lives inside the data root."""
+    """Where the LanceDB database lives inside a local data root."""
     return paths.home / "index"
+
+
+def index_uri(paths: VaultPaths) -> str:
+    """Where the LanceDB database lives: under the data root, local or an object store."""
+    return f"{paths.remote}/index" if paths.remote else str(index_dir(paths))
 
 
 def connect(paths: VaultPaths, fresh_s: float | None = None) -> lancedb.DBConnection:
@@ -98,10 +105,12 @@ def connect(paths: VaultPaths, fresh_s: float | None = None) -> lancedb.DBConnec
 
     import lancedb
 
-    folder = index_dir(paths)
-    folder.mkdir(parents=True, exist_ok=True)
     interval = timedelta(seconds=fresh_s) if fresh_s is not None else None
-    return lancedb.connect(str(folder), read_consistency_interval=interval)
+    uri = index_uri(paths)
+    if not paths.remote:
+        index_dir(paths).mkdir(parents=True, exist_ok=True)
+    return lancedb.connect(uri, read_consistency_interval=interval,
+                           storage_options=storage_options(uri) or None)
 
 
 def open_index(paths: VaultPaths, fresh_s: float | None = None):
@@ -121,10 +130,12 @@ def index_metadata(table) -> dict[str, str]:
 
 def index_metadata_of(paths: VaultPaths) -> dict[str, str]:
     """The index's metadata, with its row count; empty when there is no index."""
-    folder = index_dir(paths)
-    if not (folder / f"{TABLE}.lance").exists():
+    if not paths.remote and not (index_dir(paths) / f"{TABLE}.lance").exists():
         return {}
-    table = connect(paths).open_table(TABLE)
+    db = connect(paths)
+    if TABLE not in db.list_tables().tables:
+        return {}
+    table = db.open_table(TABLE)
     return {**index_metadata(table), "rows": str(table.count_rows())}
 
 
@@ -226,10 +237,41 @@ def _open_or_create(db, schema: pa.Schema, embedder: Embedder, report: IndexRepo
     return db.create_table(TABLE, schema=schema, mode="overwrite")
 
 
+@dataclass(frozen=True)
+class EmbedBatches:
+    """What a distributed executor's actor runs: it loads the embedder once (``load``, a
+    picklable function such as ``partial(load_embedder, settings)``), then embeds chunks
+    of texts with the same ``embed`` the local path calls."""
+
+    load: Callable[[], Embedder]
+
+    def __call__(self) -> Callable[[list[tuple[int, list[str]]]], list[np.ndarray]]:
+        embedder = self.load()
+        return lambda chunks: [embedder.embed(texts) for _, texts in chunks]
+
+
+def _embedded(chunks: list[pl.DataFrame], embedder: Embedder, executor: Executor | None,
+              load: Callable[[], Embedder] | None) -> Iterator[tuple[pl.DataFrame, np.ndarray]]:
+    """Each chunk of rows with its vectors, embedded here or on the executor's actors
+    (one chunk per actor call, so a retried call re-embeds one chunk)."""
+    if executor is None or not executor.distributed:
+        for chunk in chunks:
+            yield chunk, embedder.embed(chunk["text"].to_list())
+        return
+    if load is None:
+        raise VaultError(f"the {executor.name} executor loads the embedder on its workers: "
+                         "pass how to load it")
+    items = [(position, chunk["text"].to_list()) for position, chunk in enumerate(chunks)]
+    for (position, _), vectors in executor.map_model(EmbedBatches(load), items, batch_size=1):
+        yield chunks[position], vectors
+
+
 def build_index(paths: VaultPaths, embedder: Embedder,
-                settings: IndexSettings | None = None) -> IndexReport:
-    """Bring the index in step with the vault: embed new and changed views, update moved
-    metadata, delete what left, then refresh the full-text and ANN indexes."""
+                settings: IndexSettings | None = None, executor: Executor | None = None,
+                load: Callable[[], Embedder] | None = None) -> IndexReport:
+    """Bring the index in step with the vault: embed new and changed views (on the
+    executor's actors when it is distributed: ``load`` rebuilds ``embedder`` there), update
+    moved metadata, delete what left, then refresh the full-text and ANN indexes."""
     settings = settings or IndexSettings()
     rows, views, cutoff = vault_rows(paths, settings.exclude_evaluation)
     report = IndexReport(embedder=embedder.name, dimension=embedder.dimension, cutoff=cutoff)
@@ -258,12 +300,13 @@ def build_index(paths: VaultPaths, embedder: Embedder,
     moved = joined.filter(same_text.fill_null(False) & ~same_meta.fill_null(False))
     report.unchanged = joined.height - to_embed.height - moved.height
 
-    for chunk in _chunks(to_embed, settings.batch_rows):
-        started = time.perf_counter()
-        vectors = embedder.embed(chunk["text"].to_list())
+    started = time.perf_counter()
+    for chunk, vectors in _embedded(list(_chunks(to_embed, settings.batch_rows)), embedder,
+                                    executor, load):
         report.embed_seconds += time.perf_counter() - started
         _upsert(table, _to_arrow(chunk, vectors, schema))
         report.embedded += chunk.height
+        started = time.perf_counter()
     for chunk in _chunks(moved.select(rows.columns), 500):
         old = table.search().where(_key_filter(chunk)).select([*KEY, "vector"]) \
             .limit(chunk.height).to_arrow()

@@ -8,9 +8,11 @@ left), so it neither returns frames nor writes through the store."""
 from __future__ import annotations
 
 import contextlib
+import functools
 from dataclasses import dataclass
 
 from ..errors import VaultError
+from ..executors import ExecutorSettings, make_executor
 from ..paths import VaultPaths
 from ..schemas import VIEWS_INDEX
 from ..stages import Artifact, Counts, RunContext, Stage, StageResult
@@ -43,11 +45,13 @@ Result = StageResult[IndexBuildSettings, IndexReport]
 
 def run_index(paths: VaultPaths, settings: IndexBuildSettings, _context: RunContext
               ) -> Result:
-    embedder = load_embedder(EmbedderSettings(settings.model, settings.batch_size,
-                                              settings.device, settings.allow_download,
-                                              settings.backend))
-    report = build_index(paths, embedder, IndexSettings(
-        ann_min_rows=settings.ann_min_rows, exclude_evaluation=settings.exclude_evaluation))
+    load = functools.partial(load_embedder, EmbedderSettings(
+        settings.model, settings.batch_size, settings.device, settings.allow_download,
+        settings.backend))
+    executor = make_executor(ExecutorSettings.resolve(paths.home))
+    report = build_index(paths, load(), IndexSettings(
+        ann_min_rows=settings.ann_min_rows, exclude_evaluation=settings.exclude_evaluation),
+        executor=executor, load=load)
     if settings.backend == "torch":  # export for searches now, while torch is loaded anyway
         with contextlib.suppress(VaultError):
             load_query_embedder(settings.model)

@@ -1,0 +1,125 @@
+"""The data root on object storage: a local S3-compatible server (moto's server mode on
+127.0.0.1, started here) holds the tables and the LanceDB index of a vault whose
+``VAULT_HOME`` is ``s3://…``; the raw zone and the scratch live in the local cache folder.
+Skipped when the `[s3]` extra (s3fs, moto[server]) is not installed."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.conftest import SAMPLE
+from vault_pipeline.errors import VaultError
+from vault_pipeline.object_store import storage_options
+from vault_pipeline.papers import build_papers
+from vault_pipeline.paths import VaultPaths, is_url
+from vault_pipeline.raw.zone import RawZone
+from vault_pipeline.schemas import PAPERS, PAPERS_REJECTED
+
+
+def test_roots_and_options_without_a_server(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("VAULT_CACHE", str(tmp_path / "cache"))
+    paths = VaultPaths.from_env("s3://bucket/vault/")
+    assert (paths.remote, paths.home) == ("s3://bucket/vault", tmp_path / "cache")
+    assert not is_url(str(tmp_path)) and not is_url("file:///x") and is_url("gs://b/v")
+    assert VaultPaths.from_env(tmp_path).remote is None
+    options = storage_options("s3://b/v", {"AWS_ENDPOINT_URL": "http://127.0.0.1:9",
+                                           "AWS_ACCESS_KEY_ID": "k"})
+    assert options == {"aws_endpoint": "http://127.0.0.1:9", "aws_access_key_id": "k",
+                       "allow_http": "true"}
+    assert storage_options(str(tmp_path), {"AWS_ACCESS_KEY_ID": "k"}) == {}
+
+
+moto_server = pytest.importorskip("moto.server")
+pytest.importorskip("s3fs")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint():
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=_free_port())
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+@pytest.fixture
+def s3_vault(s3_endpoint: str, tmp_path: Path, monkeypatch) -> VaultPaths:
+    import boto3
+
+    for name, value in {"AWS_ENDPOINT_URL": s3_endpoint, "AWS_ACCESS_KEY_ID": "testing",
+                        "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
+                        "VAULT_CACHE": str(tmp_path / "cache")}.items():
+        monkeypatch.setenv(name, value)
+    bucket = f"vault-{tmp_path.name.lower().replace('_', '-')}"[:60]
+    boto3.client("s3", endpoint_url=s3_endpoint).create_bucket(Bucket=bucket)
+    monkeypatch.setenv("VAULT_HOME", f"s3://{bucket}/vault")
+    return VaultPaths.from_env().ensure()
+
+
+def _keys(endpoint: str, url: str) -> list[str]:
+    import boto3
+
+    bucket, _, prefix = url.removeprefix("s3://").partition("/")
+    listed = boto3.client("s3", endpoint_url=endpoint).list_objects_v2(Bucket=bucket,
+                                                                      Prefix=prefix)
+    return sorted(item["Key"] for item in listed.get("Contents", []))
+
+
+def test_papers_stage_writes_its_tables_to_the_bucket(s3_vault: VaultPaths,
+                                                      s3_endpoint: str) -> None:
+    RawZone(s3_vault).import_paths([SAMPLE])
+    report = build_papers(s3_vault)
+    keys = _keys(s3_endpoint, s3_vault.remote)
+    assert "vault/tables/papers.parquet" in keys and "vault/tables/papers_rejected.parquet" in keys
+    assert not (s3_vault.home / "tables" / "papers.parquet").exists()  # nothing local
+    store = s3_vault.store
+    assert not store.local and store.url.startswith("s3://")
+    papers = store.read(PAPERS)
+    assert papers.height == report.rows == store.rows(PAPERS) > 100
+    assert "papers" in store.names() and PAPERS_REJECTED.name in store.names()
+    # A second process (a fresh store) sees the same table; an append lands whole.
+    assert VaultPaths.from_env().store.read(PAPERS).equals(papers)
+    store.append(PAPERS, papers.head(1))
+    assert store.rows(PAPERS) == papers.height + 1
+    assert not any(".tmp" in key for key in _keys(s3_endpoint, s3_vault.remote))
+
+
+def test_index_lives_in_the_bucket(s3_vault: VaultPaths, s3_endpoint: str) -> None:
+    from tests.splits_vault import CUTOFF, papers_frame, views_frame
+    from vault_pipeline.index.embedders import load_embedder
+    from vault_pipeline.index.lance_index import build_index, index_metadata_of, open_index
+    from vault_pipeline.index.search import search_vault
+    from vault_pipeline.splits.build import build_splits
+    from vault_pipeline.splits.settings import SplitSettings
+
+    s3_vault.store.write(PAPERS, papers_frame())
+    with s3_vault.store.writing("views") as tmp:
+        views_frame().write_parquet(tmp)
+    build_splits(s3_vault, SplitSettings(cutoff=CUTOFF))
+    report = build_index(s3_vault, load_embedder())
+    assert report.rows > 0
+    assert any(key.startswith("vault/index/views_index.lance/")
+               for key in _keys(s3_endpoint, s3_vault.remote))
+    assert not (s3_vault.home / "index").exists()
+    assert open_index(s3_vault).count_rows() == report.rows
+    assert index_metadata_of(s3_vault)["rows"] == str(report.rows)
+    hits = search_vault(s3_vault, "graph neural networks", k=3, backend="torch")
+    assert len(hits) == 3
+
+
+def test_duckdb_sql_on_an_object_store_root_is_a_one_line_error(s3_vault: VaultPaths) -> None:
+    from vault_pipeline.sql import query
+
+    s3_vault.store.write(PAPERS, pl.from_arrow(PAPERS.empty()))
+    with pytest.raises(VaultError, match="needs a local data root; s3://"):
+        query(s3_vault, "SELECT count(*) FROM papers")

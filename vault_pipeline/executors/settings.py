@@ -1,0 +1,50 @@
+"""Where the heavy per-document work runs, resolved like every stage's settings
+(:mod:`vault_pipeline.config`): defaults < `[compute]` in `vault.toml` <
+`VAULT_COMPUTE_<FIELD>` < run config. ``executor = "local"`` is the one-machine path (process
+pools on this machine); ``"ray"`` runs the same per-document functions as Ray Data
+pipelines on a Ray cluster (``ray_address``; unset: a Ray already started in this process,
+else a local one)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import config
+from ..errors import VaultError
+
+STAGE = "compute"
+LOCAL = "local"
+RAY = "ray"
+EXECUTORS = (LOCAL, RAY)
+
+
+@dataclass(frozen=True)
+class ExecutorSettings:
+    """``batch_size``: documents per Ray task (a task is the unit that is retried when its
+    worker dies); ``actors``: model-holding actors (embedders) per pipeline;
+    ``gpus_per_actor``: GPUs each of them claims; ``max_retries``: tries of a task or an
+    actor call whose worker died before the pipeline fails."""
+
+    executor: str = LOCAL
+    ray_address: str | None = None  # e.g. "auto", "ray://head:10001"
+    batch_size: int = 8
+    actors: int = 2
+    gpus_per_actor: float = 0.0
+    max_retries: int = 3
+
+    def __post_init__(self) -> None:
+        if self.executor not in EXECUTORS:
+            raise VaultError(f"unknown executor {self.executor!r} (known: "
+                             f"{', '.join(EXECUTORS)}; set [{STAGE}] executor in vault.toml "
+                             f"or VAULT_COMPUTE_EXECUTOR)")
+        if self.batch_size < 1 or self.actors < 1 or self.max_retries < 0:
+            raise VaultError("compute settings: batch_size and actors must be at least 1, "
+                             "max_retries at least 0")
+
+    @classmethod
+    def resolve(cls, home: Path | None = None, run_config: Mapping[str, Any] | None = None,
+                environ: Mapping[str, str] | None = None) -> ExecutorSettings:
+        return config.resolve(cls, STAGE, home=home, run_config=run_config, environ=environ)
