@@ -21,22 +21,32 @@ from filelock import FileLock
 from typer.testing import CliRunner
 
 from vault_pipeline.cli import app
-from vault_pipeline.documents.build import DocumentsConfig, build_documents
+from vault_pipeline.documents.build import JOURNAL, TEXT_COLUMNS, DocumentsConfig, build_documents
 from vault_pipeline.documents.convert import Task, convert_task
 from vault_pipeline.documents.outcome import TIMEOUT, Conversion
 from vault_pipeline.documents.workers import PoolSettings
+from vault_pipeline.ideas.build import build_masked_records
+from vault_pipeline.ideas.settings import IdeasSettings
 from vault_pipeline.lock import LOCK_NAME
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.raw import zone as zone_module
 from vault_pipeline.raw.detect import Detection
 from vault_pipeline.raw.zone import RawZone
-from vault_pipeline.schemas import DOCUMENT_ATTEMPTS
+from vault_pipeline.schemas import (
+    DOCUMENT_ATTEMPTS,
+    DOCUMENTS,
+    LLM_FAILURES,
+    MASKED_RECORDS,
+    PAPERS,
+)
 from vault_pipeline.sources.config import RetrySettings
 from vault_pipeline.sources.context import HarvestContext
 from vault_pipeline.sources.http import HarvestError, PoliteClient
 from vault_pipeline.sources.limiter import SharedRateLimiter
 
 from .conftest import SAMPLE
+from .ideas_faulty import CRASH, HANG, HUGE, FaultyBackend
+from .test_ideas_build import _papers
 
 runner = CliRunner()
 
@@ -400,3 +410,54 @@ def test_a_run_killed_mid_way_leaves_a_vault_the_next_run_completes(
                              "(text IS NULL OR text = '')) AS empty FROM documents", "-f", "json")
     assert json.loads(documents.output) == [{"n": 111, "empty": 0}]
     assert vault("verify").exit_code == 0
+
+
+# 7. the ideas stage runs each paper in a bounded worker --------------------------------------
+
+def test_a_pathological_paper_is_quarantined_and_the_rest_complete(
+        vault_paths: VaultPaths) -> None:
+    ids = ["2401.00001", "2401.00002", HANG, CRASH, HUGE]
+    vault_paths.store.write(PAPERS, _papers(ids))
+    settings = IdeasSettings(workers=2, paper_timeout_s=5, memory_mb=1024)
+    report = build_masked_records(vault_paths, settings, FaultyBackend(), log=lambda _: None)
+    records = vault_paths.store.read(MASKED_RECORDS)
+    failures = {row["arxiv_id"]: row["reason"]
+                for row in vault_paths.store.read(LLM_FAILURES).iter_rows(named=True)}
+    assert sorted(records["arxiv_id"]) == ["2401.00001", "2401.00002"]
+    assert sorted(failures) == [HANG, CRASH, HUGE]
+    assert failures[HANG].startswith("worker timeout: ran past 5 s")
+    assert failures[CRASH].startswith("worker crashed: worker died with SIGSEGV")
+    assert "MemoryError" in failures[HUGE]
+    assert (report.records, report.quarantined, report.new_failures) == (2, 3, 3)
+    # quarantined: a rerun leaves them alone, and asks again only on request
+    again = build_masked_records(vault_paths, settings, FaultyBackend(), log=lambda _: None)
+    assert (again.reused, again.processed) == (5, 0)
+
+
+# an interrupted build's journal, written before `limits` and `tries` existed -----------------
+
+def test_an_old_documents_journal_is_read_with_defaults(vault_paths: VaultPaths) -> None:
+    """A run died under the old code (its part lacks the columns added since), the next one
+    died under the new code: the run after reads both parts."""
+    RawZone(vault_paths).import_paths([SAMPLE / "2405.13786v1.pdf",
+                                       SAMPLE / "2204.08348v3.pdf"])
+    config = DocumentsConfig(pool=PoolSettings(workers=1))
+    assert build_documents(vault_paths, config).converted == 2
+    texts = {r["sha256"]: r for r in vault_paths.store.read(DOCUMENTS).to_dicts()}
+    journal = vault_paths.scratch / "documents-journal"
+    journal.mkdir(parents=True)
+    old_columns = [c for c in JOURNAL.names if c not in ("limits", "tries")]
+    for name, attempt in zip(("a-old", "b-new"), vault_paths.store.read(DOCUMENT_ATTEMPTS)
+                             .to_dicts(), strict=True):
+        row = {**attempt, **{c: texts[attempt["sha256"]][c] for c in TEXT_COLUMNS}}
+        frame = pl.DataFrame([row], schema=JOURNAL.polars)
+        frame = frame.select(old_columns) if name == "a-old" else frame
+        frame.write_parquet(journal / f"{name}.rows.parquet")
+    for table in (DOCUMENTS, DOCUMENT_ATTEMPTS):  # as if the run had died before writing
+        Path(vault_paths.store.path(table)).unlink()
+    report = build_documents(vault_paths, config)
+    assert (report.resumed, report.converted) == (2, 0)
+    again = {r["sha256"]: r for r in vault_paths.store.read(DOCUMENTS).to_dicts()}
+    assert {sha: (r["status"], r["text"]) for sha, r in again.items()} == {
+        sha: (r["status"], r["text"]) for sha, r in texts.items()}
+    assert not journal.exists()
