@@ -4,6 +4,8 @@ let in, and errors as one line."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import gzip
 import http.server
 import json
@@ -20,6 +22,7 @@ import pytest
 from filelock import FileLock
 from typer.testing import CliRunner
 
+from vault_pipeline import tables as tables_module
 from vault_pipeline.cli import app
 from vault_pipeline.documents.build import JOURNAL, TEXT_COLUMNS, DocumentsConfig, build_documents
 from vault_pipeline.documents.convert import Task, convert_task
@@ -461,3 +464,34 @@ def test_an_old_documents_journal_is_read_with_defaults(vault_paths: VaultPaths)
     assert {sha: (r["status"], r["text"]) for sha, r in again.items()} == {
         sha: (r["status"], r["text"]) for sha, r in texts.items()}
     assert not journal.exists()
+
+
+# disk full while a table is written ------------------------------------------------------------
+
+def test_a_full_disk_keeps_the_previous_table_and_a_rerun_completes(
+        sample_vault: VaultPaths, monkeypatch: pytest.MonkeyPatch) -> None:
+    table = Path(sample_vault.store.path(PAPERS))
+    before = table.read_bytes()
+    real_atomic_path = tables_module.atomic_path
+
+    @contextlib.contextmanager
+    def full_disk(target: Path):
+        """The write to the temporary file runs out of space half-way."""
+        with real_atomic_path(target) as tmp:
+            yield tmp
+            if target == table:
+                with tmp.open("r+b") as handle:
+                    handle.truncate(tmp.stat().st_size // 2)
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(tables_module, "atomic_path", full_disk)
+    result = vault("materialize", "-s", "papers", "--force")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    [failure] = [line for line in result.output.splitlines() if "no space left" in line]
+    assert "table 'papers'" in failure and "previous version is intact" in failure
+    assert table.read_bytes() == before  # the previous table, untouched
+    assert not list(table.parent.glob(".papers.parquet.*"))  # no half-written file left
+    assert papers_count() == 111
+    monkeypatch.setattr(tables_module, "atomic_path", real_atomic_path)  # space freed
+    assert vault("materialize", "-s", "papers", "--force").exit_code == 0
+    assert papers_count() == 111
