@@ -346,6 +346,49 @@ def test_a_trickling_server_is_cut_at_the_deadline(tmp_path: Path) -> None:
         pass  # the slot is free for the next harvest
 
 
+class _Stall(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "10")
+        self.end_headers()
+        self.wfile.flush()
+        time.sleep(10)  # headers, then nothing
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+
+def test_the_slot_is_held_while_a_body_is_read_and_no_longer_than_the_bound(
+        tmp_path: Path) -> None:
+    """One connection at a time (arXiv's rule): another harvest waits for the body, and
+    waits at most the deadline plus one read timeout."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stall)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    policy = RetrySettings(max_attempts=1, timeout_s=1.0)
+    errors: list[Exception] = []
+
+    def harvest() -> None:
+        with PoliteClient(SharedRateLimiter(tmp_path, "arxiv", 0.0), policy, "test") as client:
+            try:
+                client.get(f"http://127.0.0.1:{server.server_port}/stall")
+            except HarvestError as exc:
+                errors.append(exc)
+
+    started = time.monotonic()
+    first = threading.Thread(target=harvest)
+    try:
+        first.start()
+        time.sleep(0.3)  # the first request has its headers by now
+        with SharedRateLimiter(tmp_path, "arxiv", 0.0).slot():
+            waited = time.monotonic() - started
+        first.join()
+    finally:
+        server.shutdown()
+    assert len(errors) == 1
+    assert 0.9 < waited < 2 * policy.timeout_s + 1.0
+
+
 def test_a_harvest_reports_the_requests_it_sent(vault_paths: VaultPaths) -> None:
     with HarvestContext.open(vault_paths) as ctx:
         ctx.counter("arxiv").sent += 2
