@@ -471,13 +471,19 @@ def test_a_pathological_paper_is_quarantined_and_the_rest_complete(
                 for row in vault_paths.store.read(LLM_FAILURES).iter_rows(named=True)}
     assert sorted(records["arxiv_id"]) == ["2401.00001", "2401.00002"]
     assert sorted(failures) == [HANG, CRASH, HUGE]
-    assert failures[HANG].startswith("worker timeout: ran past 5 s")
-    assert failures[CRASH].startswith("worker crashed: worker died with SIGSEGV")
-    assert "MemoryError" in failures[HUGE]
+    limits = "(timeout_s 5, memory_mb 1024)"
+    assert failures[HANG].startswith(f"worker timeout {limits}: ran past 5 s")
+    assert failures[CRASH].startswith(f"worker crashed {limits}: worker died with SIGSEGV")
+    assert failures[HUGE].startswith(f"worker failed {limits}: MemoryError")
     assert (report.records, report.quarantined, report.new_failures) == (2, 3, 3)
-    # quarantined: a rerun leaves them alone, and asks again only on request
+    # quarantined: a rerun leaves them alone; under other limits they are asked again
     again = build_masked_records(vault_paths, settings, FaultyBackend(), log=lambda _: None)
     assert (again.reused, again.processed) == (5, 0)
+    longer = settings.replace(paper_timeout_s=6)
+    again = build_masked_records(vault_paths, longer, FaultyBackend(), log=lambda _: None)
+    assert (again.reused, again.processed, again.quarantined) == (2, 3, 3)
+    reasons = vault_paths.store.read(LLM_FAILURES).get_column("reason").to_list()
+    assert all("(timeout_s 6, memory_mb 1024)" in reason for reason in reasons)
 
 
 # an interrupted build's journal, written before `limits` and `tries` existed -----------------

@@ -28,7 +28,15 @@ from .backends.base import Request
 from .decompose import BatchOutcome, findings_rows, now, run_batch
 from .incremental import BatchRows, StageTables, rows_frame, run_incremental
 from .inputs import PaperInput, input_hash, load_inputs
-from .isolated import PaperJob, Tally, isolated_batches, paper_pool
+from .isolated import (
+    WORKER,
+    PaperJob,
+    Tally,
+    isolated_batches,
+    limits_of,
+    paper_pool,
+    retry_under,
+)
 from .prompting import Prompt, load_prompt
 from .settings import IdeasSettings
 from .views import VIEWS_VERSION, build_all
@@ -146,10 +154,12 @@ def _isolated(pool: IsolatedPool, batch: list[Request], backend: Backend, prompt
             for request in batch]
     records: list[dict] = []
     failures: list[dict] = []
+    limits = limits_of(pool.settings)
     for job, result in isolated_batches(pool, jobs):
         if result.error is not None:
-            failures.append(worker_failure_row(job.request, backend, prompt_version,
-                                               result.error))
+            status, _, message = result.error.partition(": ")
+            reason = f"{WORKER}{status} {limits}: {message}"
+            failures.append(worker_failure_row(job.request, backend, prompt_version, reason))
             tally.new_failures += 1
             continue
         records.extend(result.records)
@@ -195,7 +205,8 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
         counts = run_incremental(
             paths, IDEAS_TABLES, requests, decompose, batch_size=settings.batch_size,
             retry_failures=settings.retry_failures, log=log, label="ideas", unit="papers",
-            action=f"decompose with {backend.name} ({backend.model}, prompt {prompt_version})")
+            action=f"decompose with {backend.name} ({backend.model}, prompt {prompt_version})",
+            retry=retry_under(settings.pool()) if backend.in_process else None)
         report.reused, report.processed = counts.reused, counts.processed
         report.records, report.quarantined = counts.records, counts.quarantined
     finally:

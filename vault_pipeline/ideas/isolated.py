@@ -11,7 +11,7 @@ each worker."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..integrity.gate import paper_gate
@@ -50,6 +50,23 @@ class Tally:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
+
+
+WORKER = "worker "  # how the reason of a paper whose worker failed begins
+
+
+def limits_of(settings: PoolSettings) -> str:
+    """The limits a worker ran under, written into a worker failure's reason."""
+    return f"(timeout_s {settings.timeout_s:g}, memory_mb {settings.memory_mb})"
+
+
+def retry_under(settings: PoolSettings) -> Callable[[str], bool]:
+    """Which quarantined reasons are asked again: a worker's failure under other limits
+    (a longer timeout, more memory), as the documents stage retries a timed-out file."""
+    limits = limits_of(settings)
+    return lambda reason: reason.startswith(WORKER) and limits not in reason
+
+
 @dataclass(frozen=True)
 class PaperJob:
     """One paper for a worker: everything `run_batch` needs, picklable."""
@@ -72,7 +89,7 @@ class PaperResult:
 
     @classmethod
     def failed(cls, status: str, message: str, _duration_ms: int) -> PaperResult:
-        return cls(error=f"worker {status}: {message}")
+        return cls(error=f"{status}: {message}")
 
 
 def decompose_paper(job: PaperJob) -> PaperResult:
