@@ -145,11 +145,12 @@ def main() -> None:
             print(f"  goal (recall >= {GOAL_RECALL}, clean kept >= {GOAL_KEPT}): "
                   f"{'met' if met else 'NOT met'}")
     if CSABSTRUCT.exists():
+        abstracts = [json.loads(line) for line in CSABSTRUCT.read_text().splitlines()
+                     if line.strip()]
         external = [{"text": text, "label": "result" if role == "result" else "not_result",
                      "doc": None, "source": "csabstruct"}
-                    for line in CSABSTRUCT.read_text().splitlines() if line.strip()
-                    for text, role in zip(json.loads(line)["sentences"],
-                                          json.loads(line)["labels"])]
+                    for a in abstracts
+                    for text, role in zip(a["sentences"], a["labels"], strict=True)]
         print(f"\nexternal: CSAbstruct test, {len(external)} sentences (crowd roles; "
               "`result` = result)")
         _print(evaluate("csabstruct", {"rules": rules_layer, "judge": judge_layer}, external))

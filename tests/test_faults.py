@@ -4,6 +4,8 @@ let in, and errors as one line."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import gzip
 import http.server
 import json
@@ -20,23 +22,34 @@ import pytest
 from filelock import FileLock
 from typer.testing import CliRunner
 
+from vault_pipeline import tables as tables_module
 from vault_pipeline.cli import app
-from vault_pipeline.documents.build import DocumentsConfig, build_documents
+from vault_pipeline.documents.build import JOURNAL, TEXT_COLUMNS, DocumentsConfig, build_documents
 from vault_pipeline.documents.convert import Task, convert_task
 from vault_pipeline.documents.outcome import TIMEOUT, Conversion
 from vault_pipeline.documents.workers import PoolSettings
+from vault_pipeline.ideas.build import build_masked_records
+from vault_pipeline.ideas.settings import IdeasSettings
 from vault_pipeline.lock import LOCK_NAME
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.raw import zone as zone_module
 from vault_pipeline.raw.detect import Detection
 from vault_pipeline.raw.zone import RawZone
-from vault_pipeline.schemas import DOCUMENT_ATTEMPTS
+from vault_pipeline.schemas import (
+    DOCUMENT_ATTEMPTS,
+    DOCUMENTS,
+    LLM_FAILURES,
+    MASKED_RECORDS,
+    PAPERS,
+)
 from vault_pipeline.sources.config import RetrySettings
 from vault_pipeline.sources.context import HarvestContext
 from vault_pipeline.sources.http import HarvestError, PoliteClient
 from vault_pipeline.sources.limiter import SharedRateLimiter
 
 from .conftest import SAMPLE
+from .ideas_faulty import CRASH, HANG, HUGE, FaultyBackend
+from .test_ideas_build import _papers
 
 runner = CliRunner()
 
@@ -333,6 +346,49 @@ def test_a_trickling_server_is_cut_at_the_deadline(tmp_path: Path) -> None:
         pass  # the slot is free for the next harvest
 
 
+class _Stall(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "10")
+        self.end_headers()
+        self.wfile.flush()
+        time.sleep(10)  # headers, then nothing
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+
+def test_the_slot_is_held_while_a_body_is_read_and_no_longer_than_the_bound(
+        tmp_path: Path) -> None:
+    """One connection at a time (arXiv's rule): another harvest waits for the body, and
+    waits at most the deadline plus one read timeout."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stall)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    policy = RetrySettings(max_attempts=1, timeout_s=1.0)
+    errors: list[Exception] = []
+
+    def harvest() -> None:
+        with PoliteClient(SharedRateLimiter(tmp_path, "arxiv", 0.0), policy, "test") as client:
+            try:
+                client.get(f"http://127.0.0.1:{server.server_port}/stall")
+            except HarvestError as exc:
+                errors.append(exc)
+
+    started = time.monotonic()
+    first = threading.Thread(target=harvest)
+    try:
+        first.start()
+        time.sleep(0.3)  # the first request has its headers by now
+        with SharedRateLimiter(tmp_path, "arxiv", 0.0).slot():
+            waited = time.monotonic() - started
+        first.join()
+    finally:
+        server.shutdown()
+    assert len(errors) == 1
+    assert 0.9 < waited < 2 * policy.timeout_s + 1.0
+
+
 def test_a_harvest_reports_the_requests_it_sent(vault_paths: VaultPaths) -> None:
     with HarvestContext.open(vault_paths) as ctx:
         ctx.counter("arxiv").sent += 2
@@ -400,3 +456,91 @@ def test_a_run_killed_mid_way_leaves_a_vault_the_next_run_completes(
                              "(text IS NULL OR text = '')) AS empty FROM documents", "-f", "json")
     assert json.loads(documents.output) == [{"n": 111, "empty": 0}]
     assert vault("verify").exit_code == 0
+
+
+# 7. the ideas stage runs each paper in a bounded worker --------------------------------------
+
+def test_a_pathological_paper_is_quarantined_and_the_rest_complete(
+        vault_paths: VaultPaths) -> None:
+    ids = ["2401.00001", "2401.00002", HANG, CRASH, HUGE]
+    vault_paths.store.write(PAPERS, _papers(ids))
+    settings = IdeasSettings(workers=2, paper_timeout_s=5, memory_mb=1024)
+    report = build_masked_records(vault_paths, settings, FaultyBackend(), log=lambda _: None)
+    records = vault_paths.store.read(MASKED_RECORDS)
+    failures = {row["arxiv_id"]: row["reason"]
+                for row in vault_paths.store.read(LLM_FAILURES).iter_rows(named=True)}
+    assert sorted(records["arxiv_id"]) == ["2401.00001", "2401.00002"]
+    assert sorted(failures) == [HANG, CRASH, HUGE]
+    limits = "(timeout_s 5, memory_mb 1024)"
+    assert failures[HANG].startswith(f"worker timeout {limits}: ran past 5 s")
+    assert failures[CRASH].startswith(f"worker crashed {limits}: worker died with SIGSEGV")
+    assert failures[HUGE].startswith(f"worker failed {limits}: MemoryError")
+    assert (report.records, report.quarantined, report.new_failures) == (2, 3, 3)
+    # quarantined: a rerun leaves them alone; under other limits they are asked again
+    again = build_masked_records(vault_paths, settings, FaultyBackend(), log=lambda _: None)
+    assert (again.reused, again.processed) == (5, 0)
+    longer = settings.replace(paper_timeout_s=6)
+    again = build_masked_records(vault_paths, longer, FaultyBackend(), log=lambda _: None)
+    assert (again.reused, again.processed, again.quarantined) == (2, 3, 3)
+    reasons = vault_paths.store.read(LLM_FAILURES).get_column("reason").to_list()
+    assert all("(timeout_s 6, memory_mb 1024)" in reason for reason in reasons)
+
+
+# an interrupted build's journal, written before `limits` and `tries` existed -----------------
+
+def test_an_old_documents_journal_is_read_with_defaults(vault_paths: VaultPaths) -> None:
+    """A run died under the old code (its part lacks the columns added since), the next one
+    died under the new code: the run after reads both parts."""
+    RawZone(vault_paths).import_paths([SAMPLE / "2405.13786v1.pdf",
+                                       SAMPLE / "2204.08348v3.pdf"])
+    config = DocumentsConfig(pool=PoolSettings(workers=1))
+    assert build_documents(vault_paths, config).converted == 2
+    texts = {r["sha256"]: r for r in vault_paths.store.read(DOCUMENTS).to_dicts()}
+    journal = vault_paths.scratch / "documents-journal"
+    journal.mkdir(parents=True)
+    old_columns = [c for c in JOURNAL.names if c not in ("limits", "tries")]
+    for name, attempt in zip(("a-old", "b-new"), vault_paths.store.read(DOCUMENT_ATTEMPTS)
+                             .to_dicts(), strict=True):
+        row = {**attempt, **{c: texts[attempt["sha256"]][c] for c in TEXT_COLUMNS}}
+        frame = pl.DataFrame([row], schema=JOURNAL.polars)
+        frame = frame.select(old_columns) if name == "a-old" else frame
+        frame.write_parquet(journal / f"{name}.rows.parquet")
+    for table in (DOCUMENTS, DOCUMENT_ATTEMPTS):  # as if the run had died before writing
+        Path(vault_paths.store.path(table)).unlink()
+    report = build_documents(vault_paths, config)
+    assert (report.resumed, report.converted) == (2, 0)
+    again = {r["sha256"]: r for r in vault_paths.store.read(DOCUMENTS).to_dicts()}
+    assert {sha: (r["status"], r["text"]) for sha, r in again.items()} == {
+        sha: (r["status"], r["text"]) for sha, r in texts.items()}
+    assert not journal.exists()
+
+
+# disk full while a table is written ------------------------------------------------------------
+
+def test_a_full_disk_keeps_the_previous_table_and_a_rerun_completes(
+        sample_vault: VaultPaths, monkeypatch: pytest.MonkeyPatch) -> None:
+    table = Path(sample_vault.store.path(PAPERS))
+    before = table.read_bytes()
+    real_atomic_path = tables_module.atomic_path
+
+    @contextlib.contextmanager
+    def full_disk(target: Path):
+        """The write to the temporary file runs out of space half-way."""
+        with real_atomic_path(target) as tmp:
+            yield tmp
+            if target == table:
+                with tmp.open("r+b") as handle:
+                    handle.truncate(tmp.stat().st_size // 2)
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(tables_module, "atomic_path", full_disk)
+    result = vault("materialize", "-s", "papers", "--force")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    [failure] = [line for line in result.output.splitlines() if "no space left" in line]
+    assert "table 'papers'" in failure and "previous version is intact" in failure
+    assert table.read_bytes() == before  # the previous table, untouched
+    assert not list(table.parent.glob(".papers.parquet.*"))  # no half-written file left
+    assert papers_count() == 111
+    monkeypatch.setattr(tables_module, "atomic_path", real_atomic_path)  # space freed
+    assert vault("materialize", "-s", "papers", "--force").exit_code == 0
+    assert papers_count() == 111

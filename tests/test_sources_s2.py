@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import polars as pl
@@ -171,3 +171,101 @@ def test_on_one_day_the_read_with_a_citation_count_wins(vault_paths) -> None:
     build_citations(vault_paths)
     counts = pl.read_parquet(vault_paths.table("citation_counts"))
     assert counts["citation_count"].to_list() == [12]
+
+
+C, D, E = "c" * 40, "d" * 40, "e" * 40
+REFERENCES, CITATIONS = f"/graph/v1/paper/{C}/references", f"/graph/v1/paper/{C}/citations"
+
+
+def _page(offset: int, items: list, following: int | None = None) -> Reply:
+    page = {"offset": offset, "data": items}
+    if following is not None:
+        page["next"] = following
+    return Reply(body=json.dumps(page), content_type=JSON)
+
+
+def _serve_lists(server: ReplayServer) -> None:
+    """Two pages of references (the second after a 429 with Retry-After) and two pages of
+    citations, with the odd entries S2 gives: no cited paper, no ids, no date."""
+    server.add(REFERENCES, _page(0, [
+        {"citedPaper": {"paperId": "a" * 40, "externalIds": {"ArXiv": "2101.00001"},
+                        "title": "A"}},
+        {"citedPaper": {"paperId": None, "title": "An unresolved report"}}], 2), offset="0")
+    server.add(REFERENCES, Reply(429, data("s2_429.json"), {"Retry-After": "1"},
+                                 content_type=JSON),
+               _page(2, [{"citedPaper": None},
+                         {"citedPaper": {"paperId": "b" * 40, "externalIds": None,
+                                         "title": "B"}}]), offset="2")
+    server.add(CITATIONS, _page(0, [
+        {"citingPaper": {"paperId": D, "externalIds": {"ArXiv": "2301.00002"},
+                         "title": "D", "publicationDate": "2023-05-04"}}], 1), offset="0")
+    server.add(CITATIONS, _page(1, [
+        {"citingPaper": {"paperId": None, "title": "A citing paper S2 could not resolve"}},
+        {"citingPaper": {"paperId": E, "externalIds": {}, "publicationDate": None,
+                         "year": 2024}},
+        {"citingPaper": {"paperId": "a" * 40, "publicationDate": "not a date"}}]),
+        offset="1")
+
+
+def test_paged_references_and_citations_give_one_row_each(vault_paths) -> None:
+    with ReplayServer() as server:
+        _serve_lists(server)
+        with harvest_context(vault_paths, server) as ctx:
+            refs = semantic_scholar.fetch_lists(ctx, [C], "references", page_size=2)
+            cites = semantic_scholar.fetch_lists(ctx, [C], "citations", page_size=2)
+        asked = [(s.path.rsplit("/", 1)[-1], s.query["offset"]) for s in server.log]
+        assert asked == [("references", "0"), ("references", "2"), ("references", "2"),
+                         ("citations", "0"), ("citations", "1")]  # the 429, then its retry
+        assert server.log[2].at - server.log[1].at >= 1  # Retry-After was honoured
+    assert (refs.pages, refs.entries, cites.pages, cites.entries) == (2, 4, 2, 4)
+    report = build_citations(vault_paths)
+    rows = pl.read_parquet(vault_paths.table("citations"))
+    references = rows.filter(pl.col("citing_s2_id") == C)
+    assert references.select("cited_position", "cited_s2_id", "cited_arxiv_id",
+                             "cited_title").rows() == [
+        (0, "a" * 40, "2101.00001", "A"), (1, None, None, "An unresolved report"),
+        (2, None, None, None), (3, "b" * 40, None, "B")]
+    citing = rows.filter(pl.col("cited_s2_id") == C).sort("citing_s2_id")
+    assert citing.select("citing_s2_id", "citing_arxiv_id", "citing_date").rows() == [
+        ("a" * 40, None, None), (D, "2301.00002", date(2023, 5, 4)), (E, None, None)]
+    assert report.citations == 7 and report.unresolved_citing == 1
+
+
+def _age(paths, keep: str) -> None:
+    """Date every raw file but ``keep`` a day earlier (its sidecar's `received_at`)."""
+    for sidecar in (paths.home / "raw").rglob("*.json"):
+        payload = json.loads(sidecar.read_text())
+        if not isinstance(payload, dict) or "received_at" not in payload \
+                or payload["sha256"] == keep:
+            continue
+        payload["received_at"] = (datetime.fromisoformat(payload["received_at"])
+                                  - timedelta(days=1)).isoformat()
+        sidecar.write_text(json.dumps(payload))
+
+
+def test_a_page_re_read_later_keeps_the_list_whole(vault_paths) -> None:
+    """A second read whose first page is unchanged (the raw zone keeps it once, under its
+    first day) and whose last page changed: the list is the first page and the new end."""
+    with ReplayServer() as server:
+        _serve_lists(server)
+        with harvest_context(vault_paths, server) as ctx:
+            semantic_scholar.fetch_lists(ctx, [C], "references", page_size=2)
+    zone = RawZone(vault_paths)
+    [second] = [f for f in zone.files(["s2_papers"]) if f.origin.endswith("offset=2&limit=2")]
+    changed = {"offset": 2, "data": [{"citedPaper": {"paperId": E, "title": "E"}}]}
+    later = vault_paths.home / "later.json"
+    later.write_text(json.dumps(changed))
+    new, _ = zone.add_file(later, origin=second.origin)
+    _age(vault_paths, keep=new.sha256)  # everything read yesterday, but the new page
+    build_citations(vault_paths)
+    rows = pl.read_parquet(vault_paths.table("citations"))
+    assert rows.select("cited_position", "cited_s2_id").rows() == [
+        (0, "a" * 40), (1, None), (2, E)]
+
+
+def test_a_listing_page_that_does_not_advance_is_refused(vault_paths) -> None:
+    with ReplayServer() as server:
+        server.add(REFERENCES, _page(0, [{"citedPaper": {"paperId": "a" * 40}}], 0))
+        with harvest_context(vault_paths, server) as ctx, \
+                pytest.raises(HarvestError, match="does not move past offset 0"):
+            semantic_scholar.fetch_lists(ctx, [C], "references")

@@ -1,7 +1,10 @@
 """Build `citations` and `citation_counts` from the Semantic Scholar responses in the raw
 zone (batches, single papers, references and citations pages). Counts change over time, so
-each row keeps the day it was read and the newest read of a paper wins; a paper's references
-come from the newest response that listed them."""
+each row keeps the day it was read and the newest read of a paper wins; a list (a paper's
+references, or the papers citing it) comes from its newest read: every page of that day.
+A citation seen from both sides (A's references list B, B's citations list A) is one row,
+the reference's (it has a position); a citing paper's publication date, given by any
+response, is on each of its rows."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from .citations_parse import S2_KIND, parse_batch
+from .citations_parse import S2_KIND, parse_batch, unresolved_citing
 from .paths import VaultPaths
 from .raw.zone import RawZone
 from .schemas import CITATION_COUNTS, CITATIONS
@@ -23,6 +26,7 @@ class CitationsReport:
     papers: int = 0
     citations: int = 0
     cited_with_arxiv_id: int = 0
+    unresolved_citing: int = 0  # citations-page entries with no citing paper id (no row)
 
 
 def _newest(frame: pl.DataFrame, key: str, complete: str | None = None) -> pl.DataFrame:
@@ -34,6 +38,55 @@ def _newest(frame: pl.DataFrame, key: str, complete: str | None = None) -> pl.Da
             .unique(key, keep="first", maintain_order=True))
 
 
+ROW_SCHEMA = {**CITATIONS.polars, "list_key": pl.String}
+READ_SCHEMA = {"list_key": pl.String, "read_at": pl.Date, "raw_sha256": pl.String,
+               "whole": pl.Boolean, "offset": pl.Int64, "last": pl.Boolean}
+
+
+def _newest_first(frame: pl.DataFrame, key: list[str]) -> pl.DataFrame:
+    """The newest read per ``key`` (on one day the first by checksum, a stable order)."""
+    return (frame.sort(["read_at", "raw_sha256"], descending=[True, False])
+            .unique(key, keep="first", maintain_order=True))
+
+
+def winning_reads(reads: pl.DataFrame) -> pl.DataFrame:
+    """The responses each list is taken from: its newest whole read (a paper with nested
+    references), unless pages were read later; then the newest read of each page, up to the
+    last page of the newest read that reached the end (a page re-read unchanged keeps its
+    first day, since the raw zone stores a response once, so pages of one list may carry
+    different days)."""
+    whole = _newest_first(reads.filter(pl.col("whole")), ["list_key"])
+    pages = _newest_first(reads.filter(~pl.col("whole")), ["list_key", "offset"])
+    ends = (_newest_first(pages.filter(pl.col("last")), ["list_key"])
+            .select("list_key", end=pl.col("offset")))
+    pages = (pages.join(ends, on="list_key", how="left")
+             .filter(pl.col("end").is_null() | (pl.col("offset") <= pl.col("end"))))
+    paged_day = pages.group_by("list_key").agg(paged_at=pl.col("read_at").max())
+    whole = (whole.join(paged_day, on="list_key", how="left")
+             .filter(pl.col("paged_at").is_null() | (pl.col("read_at") >= pl.col("paged_at"))))
+    pages = pages.join(whole, on="list_key", how="anti")
+    return pl.concat([whole.select("list_key", "raw_sha256"),
+                      pages.select("list_key", "raw_sha256")])
+
+
+def newest_lists(rows: pl.DataFrame, reads: pl.DataFrame) -> pl.DataFrame:
+    """One row per citation: each list from its winning reads (:func:`winning_reads`), each
+    entry once, a pair seen from both sides once."""
+    winners = winning_reads(reads)
+    kept = rows.join(winners, on=["list_key", "raw_sha256"], how="semi")
+    entry = pl.when(pl.col("cited_position").is_not_null()) \
+        .then(pl.format("#{}", pl.col("cited_position"))).otherwise(pl.col("citing_s2_id"))
+    kept = (kept.with_columns(_entry=entry)
+            .sort("raw_sha256").unique(["list_key", "_entry"], keep="first", maintain_order=True)
+            .with_columns(pl.col("citing_date").max().over("citing_s2_id")))
+    pair = pl.col("cited_s2_id").is_not_null()
+    resolved = (kept.filter(pair).sort("cited_position", nulls_last=True)
+                .unique(["citing_s2_id", "cited_s2_id"], keep="first", maintain_order=True))
+    return (pl.concat([resolved, kept.filter(~pair)])
+            .select(CITATIONS.names)
+            .sort("citing_s2_id", "cited_position", "cited_s2_id", nulls_last=True))
+
+
 def build_citations(paths: VaultPaths) -> CitationsReport:
     zone = RawZone(paths.ensure())
     report = CitationsReport()
@@ -41,19 +94,15 @@ def build_citations(paths: VaultPaths) -> CitationsReport:
     for raw in zone.files([S2_KIND]):
         report.files += 1
         payload = json.loads(zone.absolute(raw).read_bytes())
-        c, r, d = parse_batch(payload, raw.received_at.date(), raw.sha256)
+        c, r, d = parse_batch(payload, raw.received_at.date(), raw.sha256, raw.origin)
         counts += c
         citations += r
         reads += d
+        report.unresolved_citing += unresolved_citing(payload)
     count_frame = _newest(pl.DataFrame(counts, schema=CITATION_COUNTS.polars), "s2_id",
                           complete="citation_count")
-    citation_frame = pl.DataFrame(citations, schema=CITATIONS.polars)
-    read_schema = {"citing_s2_id": pl.String, "read_at": pl.Date, "raw_sha256": pl.String}
-    winners = _newest(pl.DataFrame(reads, schema=read_schema), "citing_s2_id")
-    citation_frame = (citation_frame.join(winners, on=["citing_s2_id", "raw_sha256"],
-                                          how="semi")
-                      .unique(maintain_order=True)
-                      .sort("citing_s2_id", "cited_position", nulls_last=True))
+    citation_frame = newest_lists(pl.DataFrame(citations, schema=ROW_SCHEMA),
+                                  pl.DataFrame(reads, schema=READ_SCHEMA))
     report.papers = paths.store.write(CITATION_COUNTS, count_frame.sort("s2_id"))
     report.citations = paths.store.write(CITATIONS, citation_frame)
     report.cited_with_arxiv_id = citation_frame.get_column("cited_arxiv_id").drop_nulls().len()

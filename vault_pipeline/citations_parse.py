@@ -1,13 +1,21 @@
 """Semantic Scholar responses as received into citation-count rows and reference rows:
 ``POST /paper/batch`` (a JSON list aligned with the requested ids, ``null`` for an id S2 does
 not know), ``GET /paper/{id}`` (one paper with its nested ``references``) and pages of
-``/paper/{id}/references`` or ``/citations`` (their listed papers give counts). An error
-envelope (``{"error": ...}``, ``{"message": ...}``) is refused at the raw zone's door."""
+``/paper/{id}/references`` or ``/citations`` (``{offset, next?, data: [{citedPaper}|
+{citingPaper}]}``; ``next`` absent on the last page). A page names the paper it lists for
+only in its URL, so its rows come from the origin the harvest stored it under; a page
+imported without one gives counts only. An error envelope (``{"error": ...}``,
+``{"message": ...}``) is refused at the raw zone's door.
+
+Each citation row carries the list it came from (``list_key``: ``references:<id>`` or
+``citations:<id>``) so that the build takes every page of a list's newest read together."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from .errors import RawFormatError
 from .ids import parse_arxiv_id
@@ -45,6 +53,36 @@ def classify(payload: Any) -> tuple[str, int] | None:
     return S2_KIND, len(payload)
 
 
+_LISTING = re.compile(r"/paper/(?P<id>[^/]+)/(?P<kind>references|citations)/?$")
+
+
+def listing_of(origin: str | None) -> tuple[str, str] | None:
+    """(kind, paper id as requested) of a references or citations page's URL."""
+    if not origin:
+        return None
+    found = _LISTING.search(unquote(urlsplit(origin).path))
+    return (found["kind"], found["id"]) if found else None
+
+
+def _requested(paper_id: str) -> tuple[str, str | None]:
+    """(S2 id, arXiv id) of the id a page was requested by: ``ARXIV:<id>`` also names the
+    arXiv id (the S2 id column then keeps the id as requested)."""
+    if paper_id.upper().startswith("ARXIV:"):
+        try:
+            return paper_id, parse_arxiv_id(paper_id[6:]).id
+        except ValueError:
+            return paper_id, None
+    return paper_id, None
+
+
+def _date(value: Any) -> date | None:
+    """A paper's ``publicationDate`` (``YYYY-MM-DD``), when S2 gives a valid one."""
+    try:
+        return date.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
 def _ids(paper: dict) -> tuple[str | None, str | None]:
     external = paper.get("externalIds") or {}
     arxiv = external.get("ArXiv")
@@ -68,12 +106,60 @@ def papers_of(payload: Any) -> list:
     return [payload]
 
 
-def parse_batch(payload: list | dict, read_at: date, raw_sha256: str
-                ) -> tuple[list[dict], list[dict], list[dict]]:
-    """(count rows, citation rows, reference reads) of one response (see :func:`papers_of`).
-    A reference read says which papers had their references listed in this response (an
-    empty list counts); each reference keeps its position and title, resolved or not."""
-    counts, citations, reads = [], [], []
+def _page_rows(payload: dict, kind: str, listed_for: str, read_at: date, raw_sha256: str
+               ) -> list[dict]:
+    """The citation rows of one references or citations page of ``listed_for``."""
+    own_id, own_arxiv = _requested(listed_for)
+    rows = []
+    for index, item in enumerate(payload["data"]):
+        if kind == "references":
+            cited = item.get("citedPaper") or {}
+            cited_arxiv, cited_doi = _ids(cited)
+            rows.append({
+                "citing_s2_id": own_id, "citing_arxiv_id": own_arxiv, "citing_doi": None,
+                "cited_s2_id": cited.get("paperId"), "cited_arxiv_id": cited_arxiv,
+                "cited_doi": cited_doi, "cited_position": (payload.get("offset") or 0) + index,
+                "cited_title": cited.get("title"), "citing_date": None})
+            continue
+        citing = item.get("citingPaper") or {}
+        if not citing.get("paperId"):  # an unresolved citing paper: nothing to join it on
+            continue
+        citing_arxiv, citing_doi = _ids(citing)
+        rows.append({
+            "citing_s2_id": citing["paperId"], "citing_arxiv_id": citing_arxiv,
+            "citing_doi": citing_doi, "cited_s2_id": own_id,
+            "cited_arxiv_id": own_arxiv, "cited_doi": None, "cited_position": None,
+            "cited_title": None, "citing_date": _date(citing.get("publicationDate"))})
+    key = f"{kind}:{listed_for}"
+    return [{**row, "list_key": key, "read_at": read_at, "raw_sha256": raw_sha256}
+            for row in rows]
+
+
+def unresolved_citing(payload: Any) -> int:
+    """Entries of a citations page whose citing paper S2 could not resolve (no row)."""
+    if not is_page(payload):
+        return 0
+    return sum(1 for item in payload["data"] if "citingPaper" in item
+               and not (item.get("citingPaper") or {}).get("paperId"))
+
+
+def parse_batch(payload: list | dict, read_at: date, raw_sha256: str,
+                origin: str | None = None) -> tuple[list[dict], list[dict], list[dict]]:
+    """(count rows, citation rows, list reads) of one response (see :func:`papers_of`).
+    A list read says which list (a paper's references, or the papers citing it) this
+    response holds part or all of (an empty list counts); each reference keeps its position
+    and title, resolved or not; a citing paper keeps its publication date."""
+    counts: list[dict] = []
+    citations: list[dict] = []
+    reads: list[dict] = []
+    listing = listing_of(origin) if is_page(payload) else None
+    if listing is not None:
+        kind, listed_for = listing
+        reads.append({"list_key": f"{kind}:{listed_for}", "read_at": read_at,
+                      "raw_sha256": raw_sha256, "whole": False,
+                      "offset": payload.get("offset") or 0,
+                      "last": payload.get("next") is None})
+        citations += _page_rows(payload, kind, listed_for, read_at, raw_sha256)
     for paper in papers_of(payload):
         if paper is None or not paper.get("paperId"):
             continue
@@ -88,8 +174,10 @@ def parse_batch(payload: list | dict, read_at: date, raw_sha256: str
         })
         if "references" not in paper or paper["references"] is None:
             continue
-        reads.append({"citing_s2_id": paper["paperId"], "read_at": read_at,
-                      "raw_sha256": raw_sha256})
+        key = f"references:{paper['paperId']}"
+        reads.append({"list_key": key, "read_at": read_at, "raw_sha256": raw_sha256,
+                      "whole": True, "offset": None, "last": True})
+        citing_date = _date(paper.get("publicationDate"))
         for position, reference in enumerate(paper["references"]):
             reference = reference or {}
             cited_arxiv, cited_doi = _ids(reference)
@@ -97,7 +185,7 @@ def parse_batch(payload: list | dict, read_at: date, raw_sha256: str
                 "citing_s2_id": paper["paperId"], "citing_arxiv_id": arxiv, "citing_doi": doi,
                 "cited_s2_id": reference.get("paperId"), "cited_arxiv_id": cited_arxiv,
                 "cited_doi": cited_doi, "cited_position": position,
-                "cited_title": reference.get("title"), "read_at": read_at,
-                "raw_sha256": raw_sha256,
+                "cited_title": reference.get("title"), "citing_date": citing_date,
+                "list_key": key, "read_at": read_at, "raw_sha256": raw_sha256,
             })
     return counts, citations, reads

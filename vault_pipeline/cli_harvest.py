@@ -305,6 +305,9 @@ def harvest_s2(
     refresh: Annotated[bool, typer.Option(help="Ask ids read recently again.")] = False,
     walk: Annotated[bool, typer.Option(help="Then fetch cited arXiv papers missing from "
                                             "the vault (one hop).")] = False,
+    cited_by: Annotated[bool, typer.Option(
+        "--cited-by", help="Also read, page by page, the papers citing each id "
+        "(`/paper/{id}/citations`, with their publication dates).")] = False,
     dry_run: DryRun = False, home: HomeOption = None, config: ConfigOption = None,
 ) -> None:
     """Citation counts and references from Semantic Scholar (batches of up to 500 ids)."""
@@ -321,6 +324,9 @@ def harvest_s2(
                       {"fields": semantic_scholar.fields(references)})
         typer.echo(f"would POST {-(-len(wanted) // size)} batch(es) of up to {size} ids "
                    f"({len(wanted)} ids, {skipped} read recently) to {target}")
+        if cited_by:
+            typer.echo(f"then the citing papers of {len(chosen)} ids, page by page, from "
+                       f"{semantic_scholar.list_url(ctx, '{id}', 'citations')}")
         if walk:
             missing, _ = semantic_scholar.missing_cited(ctx)
             typer.echo(f"then the walk: {len(missing)} cited arXiv ids missing from the vault")
@@ -330,6 +336,10 @@ def harvest_s2(
         report = semantic_scholar.lookup(ctx, chosen, references, refresh)
         typer.echo(f"{report.found} found, {len(report.not_found)} unknown, "
                    f"{report.skipped_recent} read recently")
+        if cited_by:
+            listed = semantic_scholar.fetch_lists(ctx, chosen, "citations")
+            typer.echo(f"citing papers: {listed.entries} in {listed.pages} pages of "
+                       f"{listed.papers} papers")
         if walk:
             build_citations(paths)
             walked = semantic_scholar.walk(ctx)

@@ -55,15 +55,26 @@ class Journal:
         pattern = f"*.{kind or self._default_kind}.parquet"
         return sorted(self.folder.glob(pattern)) if self.folder.exists() else []
 
+    def _part(self, part: Path, kind: str | None) -> pl.LazyFrame:
+        """One part in the current schema: a part an older version wrote, without the
+        columns added since, is read with those columns null (they are all nullable in a
+        journal's use: a missing count or key means "unknown"), never refused."""
+        schema = self.schemas[kind or self._default_kind]
+        frame = pl.scan_parquet(part)
+        have = set(frame.collect_schema().names())
+        added = [pl.lit(None, dtype=schema.polars[name]).alias(name)
+                 for name in schema.names if name not in have]
+        return frame.with_columns(added).select(schema.names)
+
     def load(self, kind: str | None = None) -> list[pl.DataFrame]:
-        return [pl.read_parquet(part) for part in self.parts(kind)]
+        return [self._part(part, kind).collect() for part in self.parts(kind)]
 
     def scan(self, kind: str | None = None) -> pl.LazyFrame:
         """Every part of a kind, lazily (an empty frame of its schema when none)."""
         parts = self.parts(kind)
         if not parts:
             return pl.LazyFrame(schema=self.schemas[kind or self._default_kind].polars)
-        return pl.scan_parquet(parts)
+        return pl.concat([self._part(part, kind) for part in parts], how="vertical_relaxed")
 
     def clear(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)

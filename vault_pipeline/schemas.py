@@ -204,7 +204,8 @@ REVIEWS = TableSchema(
 CITATIONS = TableSchema(
     "citations",
     "References read from Semantic Scholar: one row per reference of a citing paper (an "
-    "unresolved one too), from the newest read of the citing paper's references.",
+    "unresolved one too) and per paper listed as citing one, from the newest read of each "
+    "list (every page of it).",
     (
         Column("citing_s2_id", _str, "Semantic Scholar paper id of the citing paper.", False),
         Column("citing_arxiv_id", _str, "arXiv id of the citing paper."),
@@ -218,6 +219,8 @@ CITATIONS = TableSchema(
         Column("cited_title", _str, "Title of the reference as Semantic Scholar lists it."),
         Column("read_at", _date, "Day Semantic Scholar was read.", False),
         Column("raw_sha256", _str, "sha256 of the raw response.", False),
+        Column("citing_date", _date, "Publication date of the citing paper, where Semantic "
+               "Scholar gives one (`publicationDate`; for citation windows)."),
     ),
 )
 

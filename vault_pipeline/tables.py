@@ -6,6 +6,7 @@ so a reader or a crash never sees half a table."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -46,11 +47,27 @@ def conform(table: pa.Table | pl.DataFrame, schema: TableSchema) -> pa.Table:
     return table.select(schema.names).cast(schema.arrow)
 
 
+FULL = {errno.ENOSPC, errno.EDQUOT}
+
+
+@contextlib.contextmanager
+def disk_full_is_one_line(what: str) -> Iterator[None]:
+    """A write that runs out of space (disk full, quota) is a condition the user fixes: one
+    line that says the previous file is kept (the write was atomic), not a stack trace."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in FULL:
+            raise
+        raise VaultError(f"no space left on the device writing {what} ({exc.strerror}); the "
+                         "previous version is intact: free space and run again") from None
+
+
 def write_parquet(target: Path, frame: pa.Table | pl.DataFrame, schema: TableSchema) -> int:
     """Write a frame of a table's schema to a local file outside the store (an export),
     atomically; return its rows."""
     arrow = conform(frame, schema)
-    with atomic_path(target) as tmp:
+    with disk_full_is_one_line(str(target)), atomic_path(target) as tmp:
         pq.write_table(arrow, tmp, compression=COMPRESSION)
     return arrow.num_rows
 
@@ -152,11 +169,12 @@ class TableStore:
     def writing(self, table: Table) -> Iterator[Path]:
         """A local temporary file that becomes the table on success only (for writers that
         stream row groups); elsewhere it is uploaded once complete."""
+        what = f"table {table_name(table)!r}"
         if self.local:
-            with atomic_path(Path(self.path(table))) as tmp:
+            with disk_full_is_one_line(what), atomic_path(Path(self.path(table))) as tmp:
                 yield tmp
             return
-        with tempfile.TemporaryDirectory() as folder:
+        with disk_full_is_one_line(what), tempfile.TemporaryDirectory() as folder:
             tmp = Path(folder) / f"{table_name(table)}{SUFFIX}"
             yield tmp
             # One PUT (or one completed multipart upload) of the finished file: object

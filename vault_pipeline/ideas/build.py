@@ -19,6 +19,7 @@ import polars as pl
 from ..executors import Executor, ExecutorSettings, make_executor
 from ..integrity.gate import PLAIN_TEXT, Gate, gate_key, mask_plain, paper_gate
 from ..integrity.llm_judge import judge_for
+from ..isolation import IsolatedPool
 from ..paths import VaultPaths
 from ..records.masked import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
 from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
@@ -28,6 +29,15 @@ from .backends.base import Request
 from .decompose import BatchOutcome, findings_rows, now, run_batch
 from .incremental import BatchRows, StageTables, rows_frame, run_incremental
 from .inputs import PaperInput, input_hash, load_inputs
+from .isolated import (
+    WORKER,
+    PaperJob,
+    Tally,
+    isolated_batches,
+    limits_of,
+    paper_pool,
+    retry_under,
+)
 from .prompting import Prompt, load_prompt
 from .settings import STAGE as SECTION
 from .settings import IdeasSettings
@@ -130,6 +140,36 @@ def outcome_rows(outcome: BatchOutcome, backend: Backend,
     return records, failures
 
 
+def worker_failure_row(request: Request, backend: Backend, prompt_version: str,
+                       reason: str) -> dict:
+    """The failure row of a paper whose worker timed out, died or could not answer."""
+    return {**_provenance(request, backend, prompt_version), "attempts": 1,
+            "reason": reason, "reasons": [reason], "raw_answer": None,
+            "finish_reason": None, "failed_at": now()}
+
+
+def _isolated(pool: IsolatedPool, batch: list[Request], backend: Backend, prompt: Prompt,
+              max_retries: int, prompt_version: str, tally: Tally) -> BatchRows:
+    """One batch, each paper in its own bounded worker; a worker's failure is the paper's
+    quarantined row."""
+    jobs = [PaperJob(backend, request, prompt, max_retries, prompt_version)
+            for request in batch]
+    records: list[dict] = []
+    failures: list[dict] = []
+    limits = limits_of(pool.settings)
+    for job, result in isolated_batches(pool, jobs):
+        if result.error is not None:
+            status, _, message = result.error.partition(": ")
+            reason = f"{WORKER}{status} {limits}: {message}"
+            failures.append(worker_failure_row(job.request, backend, prompt_version, reason))
+            tally.new_failures += 1
+            continue
+        records.extend(result.records)
+        failures.extend(result.failures)
+        tally.add(result.tally)
+    return records, failures
+
+
 IDEAS_TABLES = StageTables(MASKED_RECORDS, LLM_FAILURES, key="arxiv_id", scratch="ideas",
                            keep_unrequested=False)
 
@@ -151,19 +191,19 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
     report = IdeasReport(backend.name, backend.model, prompt_version)
 
     second = judge_for(backend, settings.llm_judge)
+    tally = Tally()
+    pool: IsolatedPool | None = None
 
     def decompose(batch: list[Request]) -> BatchRows:
+        nonlocal pool
+        if backend.in_process and second is None:  # each paper in a bounded worker
+            pool = pool or paper_pool(settings.pool())
+            return _isolated(pool, batch, backend, prompt, settings.max_retries,
+                             prompt_version, tally)
         outcome = run_batch(backend, batch, prompt, settings.max_retries,
                             lambda r: paper_gate(r.paper, offline_judge=second is None),
                             second_opinion=second)
-        report.retried += sum(1 for a in outcome.accepted if a.attempts > 1) + sum(
-            1 for r in outcome.rejected if r.attempts > 1)
-        report.leaky_answers += sum(1 for a in outcome.accepted if a.leaky) + sum(
-            1 for r in outcome.rejected if any("measured results" in x for x in r.reasons))
-        report.masked_findings += sum(len(a.removed) for a in outcome.accepted)
-        report.tokens_in += outcome.tokens_in
-        report.tokens_out += outcome.tokens_out
-        report.new_failures += len(outcome.rejected)
+        tally.add(Tally.of(outcome))
         return outcome_rows(outcome, backend, prompt_version)
 
     try:
@@ -173,12 +213,17 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
         counts = run_incremental(
             paths, IDEAS_TABLES, requests, decompose, batch_size=settings.batch_size,
             retry_failures=settings.retry_failures, log=log, label="ideas", unit="papers",
-            action=f"decompose with {backend.name} ({backend.model}, prompt {prompt_version})")
+            action=f"decompose with {backend.name} ({backend.model}, prompt {prompt_version})",
+            retry=retry_under(settings.pool()) if backend.in_process else None)
         report.reused, report.processed = counts.reused, counts.processed
         report.records, report.quarantined = counts.records, counts.quarantined
     finally:
+        if pool is not None:
+            pool.close()
         if own_backend:
             backend.close()
+    for name in Tally.__dataclass_fields__:
+        setattr(report, name, getattr(tally, name))
     if second is not None:
         report.judge_calls, report.judge_errors = second.calls, second.errors
         report.judge_flagged = second.flagged

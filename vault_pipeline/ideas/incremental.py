@@ -73,9 +73,11 @@ def _in_scope(frame: pl.DataFrame, tables: StageTables, current: set[str],
 def run_incremental(paths: VaultPaths, tables: StageTables, requests: Sequence[Request],
                     decompose: Callable[[list[Request]], BatchRows], *, batch_size: int,
                     retry_failures: bool, log: Callable[[str], object], label: str,
-                    unit: str, action: str) -> IncrementalCounts:
+                    unit: str, action: str,
+                    retry: Callable[[str], bool] | None = None) -> IncrementalCounts:
     """Ask ``decompose`` for every request without a record (or, unless ``retry_failures``,
-    a failure) of its input hash, ``batch_size`` at a time, and write both tables: one row
+    a failure) of its input hash, ``batch_size`` at a time (a failure whose reason
+    ``retry`` accepts is asked again too), and write both tables: one row
     per requested key, of its current input hash. ``label``, ``unit`` and ``action`` word
     the log lines, e.g. "ideas: 40 papers, 38 unchanged, 2 to decompose with ..."."""
     counts = IncrementalCounts()
@@ -85,7 +87,9 @@ def run_incremental(paths: VaultPaths, tables: StageTables, requests: Sequence[R
     old_failures = _previous(paths, tables.failures, checkpoints.load("failures"))
     skip = set(old_records.get_column("input_hash").to_list())
     if not retry_failures:
-        skip |= set(old_failures.get_column("input_hash").to_list())
+        kept = old_failures if retry is None else old_failures.filter(
+            ~pl.col("reason").map_elements(retry, return_dtype=pl.Boolean))
+        skip |= set(kept.get_column("input_hash").to_list())
     todo = [r for r in requests if r.custom_id not in skip]
     counts.reused = len(requests) - len(todo)
     log(f"{label}: {len(requests)} {unit}, {counts.reused} unchanged, {len(todo)} to {action}")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import config
+from ..isolation import PoolSettings
 
 STAGE = "ideas"
 
@@ -44,6 +45,10 @@ class IdeasSettings:
     batch_size: int = 64
     retry_failures: bool = False  # re-run papers quarantined with the same inputs
     batch_output: str | None = None  # batch_file backend: a `vllm run-batch` output file
+    # bounded workers of in-process backends (extractive): one paper per task
+    workers: int = 0  # 0: one per core
+    paper_timeout_s: float = 300.0  # a paper past it is killed and quarantined
+    memory_mb: int = 2048  # address-space cap of each worker; 0: no cap
 
     @classmethod
     def resolve(cls, overrides: Mapping[str, Any] | None = None,
@@ -59,6 +64,11 @@ class IdeasSettings:
         return json.dumps({"max_tokens": self.max_tokens, "temperature": self.temperature,
                            "top_p": self.top_p, "seed": self.seed,
                            "max_input_chars": self.max_input_chars}, sort_keys=True)
+
+    def pool(self) -> PoolSettings:
+        """The isolated pool one paper's decomposition runs in (ideas/isolated.py)."""
+        return PoolSettings(workers=self.workers, timeout_s=self.paper_timeout_s,
+                            memory_mb=self.memory_mb or None)
 
     def replace(self, **changes: Any) -> IdeasSettings:
         return dataclasses.replace(self, **changes)

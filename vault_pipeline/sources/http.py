@@ -157,7 +157,15 @@ class PoliteClient:
     def _read_by_deadline(self, request: httpx.Request) -> httpx.Response:
         """The whole exchange within ``timeout_s``: httpx's timeouts bound each read, so a
         server trickling a byte a second would otherwise hold the service's request slot
-        (and every other harvest of it) for as long as it likes."""
+        (and every other harvest of it) for as long as it likes.
+
+        The body is read inside the slot on purpose: arXiv asks for one connection at a
+        time and for its interval between the end of one request and the start of the next,
+        and a body still streaming is a request still in flight. Releasing the slot at the
+        headers would let a second harvest open a second connection. What the slot may cost
+        the others is bounded instead: at most the deadline plus one read in progress when it
+        passes (httpx's read timeout, ``timeout_s`` again), after which the request counts as
+        a transient failure and is retried in a later slot."""
         deadline = time.monotonic() + self.policy.timeout_s
         response = self._client.send(request, stream=True)
         try:

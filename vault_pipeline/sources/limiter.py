@@ -6,7 +6,9 @@ arXiv steps together, but a CLI harvest, a sensor tick or a second run can still
 the spacing is enforced here: a thread lock plus a file lock (``filelock``) around each request,
 and a small JSON file under the data root holding when the last request ended and, after a
 ``Retry-After``, the earliest time anyone may ask again. The lock is held for the whole request,
-so at most one request per service is in flight from the whole vault.
+body included, so at most one request per service is in flight from the whole vault; the
+polite client's total deadline per request (``PoliteClient._read_by_deadline``) bounds how
+long that can be.
 
 Written by hand because no library found does cross-process spacing with a shared
 "not before" time that a server's Retry-After can push back."""

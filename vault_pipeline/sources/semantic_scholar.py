@@ -1,5 +1,6 @@
 """Semantic Scholar: batch lookups (at most 500 ids a request) of citation counts and
-references, and the one-hop reference walk that adds cited papers missing from the vault.
+references, the paged reference and citation lists of single papers, and the one-hop
+reference walk that adds cited papers missing from the vault.
 
 Sent with httpx through the polite client (its own request clock, 1 request/s by default)
 rather than the `semanticscholar` package, because that package returns parsed objects and
@@ -9,12 +10,14 @@ shared clock. The key comes from ``S2_API_KEY`` and travels in a header, never i
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 import polars as pl
 
+from ..citations_parse import is_page
 from ..schemas import CITATIONS, PAPERS
 from ..splits.settings import SplitSettings
 from . import arxiv_api
@@ -22,10 +25,13 @@ from .context import HarvestContext
 from .http import HarvestError
 
 MAX_BATCH = 500
-PAPER_FIELDS = "paperId,externalIds,title,year,citationCount,referenceCount," \
+PAPER_FIELDS = "paperId,externalIds,title,year,publicationDate,citationCount,referenceCount," \
                "influentialCitationCount"
 REFERENCE_FIELDS = "references.paperId,references.externalIds"
 CURSOR = "s2-lookups"
+LISTS = ("references", "citations")
+LIST_FIELDS = "paperId,externalIds,title,year,publicationDate"
+PAGE_SIZE = 1000  # the most S2 lists in one page
 
 
 def s2_id(arxiv_id: str) -> str:
@@ -92,6 +98,55 @@ def lookup(ctx: HarvestContext, ids: Iterable[str], references: bool = True,
         report.batches += 1
         report.found += sum(r is not None for r in results)
         ctx.progress(len(batch), len(wanted), "Semantic Scholar batch")
+    return report
+
+
+@dataclass
+class ListReport:
+    papers: int = 0
+    pages: int = 0
+    entries: int = 0  # references or citing papers listed, resolved or not
+
+
+def list_url(ctx: HarvestContext, paper: str, kind: str) -> str:
+    return f"{ctx.config.s2.api_url.rstrip('/')}/paper/{paper}/{kind}"
+
+
+def _page_name(paper: str, kind: str, offset: int) -> str:
+    return f"s2-{kind}-{re.sub(r'[^A-Za-z0-9._-]+', '_', paper)}-{offset:07d}.json"
+
+
+def fetch_lists(ctx: HarvestContext, ids: Iterable[str], kind: str = "references",
+                page_size: int = PAGE_SIZE) -> ListReport:
+    """Every page of each paper's references (or citations) list, through the polite client
+    (its clock, its retries on 429 / Retry-After), each page stored as received under its
+    URL (the URL is what names the paper a page lists for). Pages are followed by ``next``
+    until a page has none; a ``next`` that does not move forward is an error, not a loop.
+    Ids are taken as S2 takes them; use S2 paper ids, so that these rows join the batch's."""
+    if kind not in LISTS:
+        raise ValueError(f"kind must be one of {', '.join(LISTS)}, not {kind!r}")
+    client = ctx.client("s2")
+    report = ListReport()
+    for paper in dict.fromkeys(ids):
+        offset: int | None = 0
+        while offset is not None:
+            response = client.get(list_url(ctx, paper, kind), params={
+                "fields": LIST_FIELDS, "offset": offset, "limit": page_size})
+            page = json.loads(response.content)
+            if not is_page(page):
+                raise HarvestError(f"Semantic Scholar's {kind} of {paper} at offset {offset} "
+                                   "is not a page ({offset, next?, data})")
+            ctx.store(response.content, _page_name(paper, kind, offset), str(response.url))
+            report.pages += 1
+            report.entries += len(page["data"])
+            following = page.get("next")
+            if following is not None and (not isinstance(following, int)
+                                          or following <= offset):
+                raise HarvestError(f"Semantic Scholar's {kind} of {paper}: next {following!r} "
+                                   f"does not move past offset {offset}")
+            offset = following if page["data"] else None
+        report.papers += 1
+        ctx.progress(1, None, f"Semantic Scholar {kind}")
     return report
 
 

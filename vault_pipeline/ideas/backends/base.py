@@ -41,6 +41,9 @@ class Backend(abc.ABC):
     name: ClassVar[str]
     uses_prompt: ClassVar[bool] = True
     deterministic: ClassVar[bool] = False  # asking again cannot give another answer
+    # its work runs in this process (not a server or engine) and it pickles: each paper is
+    # then decomposed in a bounded worker (ideas/isolated.py)
+    in_process: ClassVar[bool] = False
 
     def __init__(self, model: str) -> None:
         self.model = model

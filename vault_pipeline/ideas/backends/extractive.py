@@ -18,6 +18,7 @@ class ExtractiveBackend(Backend):
     name = "extractive"
     uses_prompt = False
     deterministic = True
+    in_process = True
 
     def __init__(self, model: str | None = None) -> None:
         super().__init__(model or extractive.VERSION)
