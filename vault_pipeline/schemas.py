@@ -703,6 +703,9 @@ _REVIEW_COLUMNS = (
     Column("primary_area", _str, "Primary area."),
     Column("decision", _str, "Recorded decision; null while undecided."),
     Column("withdrawn", pa.bool_(), "Withdrawn or desk rejected.", False),
+    Column("accepted", pa.bool_(), "The decision target: whether the paper was accepted "
+           "(withdrawn and desk-rejected papers count as not accepted, as in seed 001); null "
+           "while undecided."),
     *_RATING_COLUMNS[:2],
     Column("rated_reviews", pa.int32(), "Official reviews with a valid rating.", False),
     Column("review_count", pa.int32(), "Official reviews found (valid rating or not)."),
@@ -746,7 +749,12 @@ EVAL_REVIEW_STRATIFIED = TableSchema(
     "Review-paradigm stratified sample (seed 001): a seeded fixed number per integer score "
     "bin (default 30 in bins 2-8) and every paper of the sparse bins, with both input "
     "representations.",
-    (*_REVIEW_COLUMNS, *_REPRESENTATION_COLUMNS),
+    (*_REVIEW_COLUMNS, *_REPRESENTATION_COLUMNS,
+     Column("nearest_anchors", pa.list_(_str), "Forum ids of the paper's nearest anchors "
+            "(default 3) by cosine of abstract embeddings, most similar first: the Anchor "
+            "Rating retrieval of seed 001."),
+     Column("nearest_anchor_similarities", pa.list_(pa.float64()), "Their cosine "
+            "similarities, aligned with `nearest_anchors`.")),
 )
 
 EVAL_REVIEW_ANCHORS = TableSchema(
