@@ -330,6 +330,7 @@ def test_representations_and_citations(tmp_path: Path) -> None:
     assert "no arXiv match" in plain["full_text_note"]
     cited = rows["paper00001"]
     assert (cited["citation_count"], cited["citation_match"]) == (17, "title")
+    assert cited["citation_title_ratio"] == 1.0
     assert cited["citations_read_at"] is not None and cited["s2_id"] == "s2paper1"
     assert rows["paper00003"]["citation_count"] is None
 

@@ -722,8 +722,10 @@ _REVIEW_COLUMNS = (
     Column("citation_count", pa.int64(), "Citations counted by Semantic Scholar."),
     Column("influential_citation_count", pa.int64(), "Influential citations."),
     Column("citations_read_at", _date, "Day the count was read (counts change over time)."),
-    Column("citation_match", _str, "How the Semantic Scholar record was matched: "
-           "`arxiv_id` or `title` (normalised, unique); null when unmatched."),
+    Column("citation_match", _str, "How the Semantic Scholar record was matched, as in seed "
+           "001: `doi`, `arxiv_id` or `title` (difflib ratio of normalised titles >= 0.90); "
+           "null when unmatched."),
+    Column("citation_title_ratio", pa.float64(), "The title ratio of a `title` match."),
 )
 _REPRESENTATION_COLUMNS = (
     Column("title_abstract", _str, "Input representation 1: title and abstract.", False),
