@@ -317,7 +317,7 @@ SPLITS = TableSchema(
         Column("paper_kind", _str, "Classifier verdict for post-cutoff papers: "
                "`methodological`, `survey`, `position`, `dataset_benchmark`, `empirical`, "
                "`no_method_found`; null for vault papers."),
-        Column("classifier", _str, "Which classifier decided (`extractive/1`, or "
+        Column("classifier", _str, "Which classifier decided (`extractive/2`, or "
                "`llm:<backend>:<model>:<prompt version>`)."),
         Column("kind_evidence", _str, "What decided the verdict (the cue found, or the LLM's "
                "evidence)."),
