@@ -2,6 +2,7 @@
 
     python benchmarks/bench_evalsets.py                    # lexical similarity + embedding rate
     python benchmarks/bench_evalsets.py --full-embedding   # also the whole build with embeddings
+    python benchmarks/bench_evalsets.py --published-sizes  # default set sizes vs InnoEval's
 
 Synthetic OpenReview API v2 pages in the real note format (`vault_pipeline.evalsets.
 constructed`: ICLR 2025-like, 12,000 submissions with reviews and decisions; an ICLR 2024-like
@@ -31,6 +32,8 @@ from vault_pipeline.raw.zone import RawZone
 from vault_pipeline.reviews import build_reviews
 
 VENUE, ANCHOR = "ICLR.cc/2025/Conference", "ICLR.cc/2024/Conference"
+NEURIPS = "NeurIPS.cc/2025/Conference"
+PUBLISHED = {"pointwise": 217, "pairwise": 372, "groupwise": 172}  # InnoEval (seed 000)
 STAGES = ("read_inputs", "ideas", "pointwise", "similarity", "pairwise", "groupwise",
           "review_sets", "write", "cards")
 
@@ -73,6 +76,49 @@ def embedding_rate(paths: VaultPaths, n: int) -> None:
           f"texts in {seconds:.1f} s = {len(texts) / seconds:.1f} texts/s")
 
 
+def published_sizes(per_venue: int) -> None:
+    """Build the idea sets with the default settings over two synthetic venues (ICLR 2025-
+    and NeurIPS 2025-like, ``per_venue`` submissions each) and print their sizes beside the
+    published ones."""
+    import polars as pl
+
+    with tempfile.TemporaryDirectory(prefix="bench-evalsets-sizes-") as tmp:
+        root = Path(tmp)
+        paths = VaultPaths(root / "vault").ensure()
+        for venue, stem, seed in ((VENUE, "iclr25", 0), (NEURIPS, "neurips25", 1)):
+            write_pages(constructed_venue(venue, per_venue, seed=seed), root / "in", stem)
+        RawZone(paths).import_paths([root / "in"])
+        build_reviews(paths)
+        settings = EvalSetsSettings(embedder="lexical")  # defaults: both idea venues
+        started = time.perf_counter()
+        report = build_evalsets(paths, settings, log=_quiet)
+        print(f"\ndefault settings over two venues of {per_venue:,} synthetic submissions "
+              f"each: built in {time.perf_counter() - started:.1f} s ({report.similarity_method})")
+        points = pl.read_parquet(paths.table("eval_pointwise"))
+        pairs = pl.read_parquet(paths.table("eval_pairwise"))
+        groups = pl.read_parquet(paths.table("eval_groupwise"))
+        built = {"pointwise": points.height, "pairwise": pairs.height,
+                 "groupwise": groups.get_column("group_id").n_unique()}
+        print(f"  {'set':<10} {'built':>6} {'published':>10}")
+        for name, count in built.items():
+            print(f"  {name:<10} {count:>6} {PUBLISHED[name]:>10}"
+                  f"{'' if count == PUBLISHED[name] else '   DIFFERS'}")
+        by_label = dict(points.group_by("label").len().iter_rows())
+        print("  point-wise by label: " + ", ".join(
+            f"{k} {by_label.get(k, 0)}" for k in settings.pointwise_quota)
+            + " (published: Reject 138, Poster 66, Spotlight 9, Oral 4)")
+        by_venue = dict(points.group_by("venue_id").len().iter_rows())
+        print("  point-wise by venue: " + ", ".join(f"{k} {v}" for k, v in
+                                                     sorted(by_venue.items())))
+        by_kind = dict(pairs.group_by("difficulty").len().iter_rows())
+        print(f"  pair-wise: easy {by_kind.get('easy', 0)}, hard {by_kind.get('hard', 0)} "
+              f"(published: 172 easy, 200 hard); hard similarity min "
+              f"{pairs.filter(pl.col('difficulty') == 'hard').get_column('similarity').min():.3f}")
+        members = groups.filter(~pl.col("is_query"))
+        print(f"  group members: similarity to the query min "
+              f"{members.get_column('similarity').min():.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submissions", type=int, default=12_000)
@@ -80,7 +126,14 @@ def main() -> None:
     parser.add_argument("--full-embedding", action="store_true",
                         help="also build with the embedded model (about 8 minutes here)")
     parser.add_argument("--embed-sample", type=int, default=1_000)
+    parser.add_argument("--published-sizes", type=int, nargs="?", const=7_000, default=None,
+                        metavar="PER_VENUE", help="only build the idea sets with the default "
+                        "settings over two venues (default 7,000 submissions each) and "
+                        "compare their sizes with the published ones")
     args = parser.parse_args()
+    if args.published_sizes:
+        published_sizes(args.published_sizes)
+        return
     try:
         import torch
 

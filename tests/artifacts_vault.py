@@ -53,7 +53,8 @@ The confidence head can be miscalibrated on shifted data. We only study classifi
 REFERENCES = ("[1] A. Author. Two-Stage Retrieval with Cheap Candidate Generation. "
               "arXiv:2401.00001.\n[2] A. Author. Mixture of Experts Routing with Learned "
               "Capacity. arXiv:2405.00005.")
-SPLITS = SplitSettings(cutoff=CUTOFF, validation=0.25, test=0.25, seed=7)
+SPLITS = SplitSettings(cutoff=CUTOFF, validation=0.25, test=0.25, seed=7,
+                       require_latex=False)  # its one document is a PDF
 
 
 def write_documents(paths: VaultPaths) -> None:

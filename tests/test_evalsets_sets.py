@@ -154,9 +154,18 @@ def test_review_population_strata_and_anchors(built: VaultPaths) -> None:
         assert row["accept_by_threshold"] == (row["mean_rating"] >= 6)
         assert row["score_bin"] == int(row["mean_rating"] // 1)
     strata = table(built, "eval_review_stratified")
-    assert not strata.get_column("withdrawn").any()
-    eligible = population.filter(~pl.col("withdrawn"))
-    for (bin_,), part in eligible.group_by("score_bin"):
+    # rated withdrawn papers stay in the draw, counted as not accepted (seed 001: 18 of 232)
+    withdrawn = strata.filter(pl.col("withdrawn"))
+    assert withdrawn.height and not withdrawn.get_column("accepted").any()
+    assert strata.filter(pl.col("decision").str.starts_with("Accept")).get_column(
+        "accepted").all()
+    anchors = table(built, "eval_review_anchors")
+    for row in strata.iter_rows(named=True):  # the 3 nearest anchors, most similar first
+        assert len(row["nearest_anchors"]) == 3
+        assert set(row["nearest_anchors"]) <= set(anchors.get_column("forum_id"))
+        assert row["nearest_anchor_similarities"] == sorted(
+            row["nearest_anchor_similarities"], reverse=True)
+    for (bin_,), part in population.group_by("score_bin"):
         taken = strata.filter(pl.col("score_bin") == bin_).height
         if bin_ in range(2, 9):
             assert taken == min(10, part.height)
@@ -321,5 +330,53 @@ def test_representations_and_citations(tmp_path: Path) -> None:
     assert "no arXiv match" in plain["full_text_note"]
     cited = rows["paper00001"]
     assert (cited["citation_count"], cited["citation_match"]) == (17, "title")
+    assert cited["citation_title_ratio"] == 1.0
     assert cited["citations_read_at"] is not None and cited["s2_id"] == "s2paper1"
     assert rows["paper00003"]["citation_count"] is None
+
+
+def test_withdrawn_left_out_of_the_stratified_sample_when_asked(built: VaultPaths) -> None:
+    build_evalsets(built, small(withdrawn_as_non_accepted=False), log=lambda *_: None)
+    try:
+        assert not table(built, "eval_review_stratified").get_column("withdrawn").any()
+    finally:
+        build_evalsets(built, small(), log=lambda *_: None)
+
+
+def test_similarity_floors_keep_off_topic_pairs_and_members_out(built: VaultPaths) -> None:
+    pairs = table(built, "eval_pairwise")
+    hard = pairs.filter(pl.col("difficulty") == "hard")
+    assert hard.height and hard.get_column("similarity").min() >= 0.4
+    groups = table(built, "eval_groupwise").filter(~pl.col("is_query"))
+    assert groups.get_column("similarity").min() >= 0.4
+    build_evalsets(built, small(hard_pair_min_similarity=0.999, group_min_similarity=0.999),
+                   log=lambda *_: None)
+    try:
+        assert table(built, "eval_pairwise").filter(pl.col("difficulty") == "hard").is_empty()
+        metrics, _ = card(built, "pairwise")
+        assert {s["stratum"] for s in metrics["shortfalls"]} >= {"poster-oral", "reject-poster"}
+        skipped = table(built, "eval_excluded").filter(pl.col("set_name") == "groupwise")
+        assert skipped.height and skipped.get_column("reason").str.contains(
+            "at least 0.999 similar").all()
+    finally:
+        build_evalsets(built, small(), log=lambda *_: None)
+
+
+def test_quotas_are_totals_over_the_idea_venues(tmp_path: Path) -> None:
+    """An odd total (9 spotlights over two venues) is met exactly, from both venues."""
+    neurips = "NeurIPS.cc/2025/Conference"
+    paths = vault_with(tmp_path, {"a": constructed_venue(ICLR25, 300, seed=5),
+                                  "b": constructed_venue(neurips, 300, seed=6)})
+    quota = {"Reject": 21, "Spotlight": 9}
+    pairs = {"reject-oral": 7, "reject-poster": 5}
+    build_evalsets(paths, small(idea_venues=(ICLR25, neurips), pointwise_quota=quota,
+                                pair_quota=pairs, hard_pair_min_similarity=None),
+                   log=lambda *_: None)
+    points = table(paths, "eval_pointwise")
+    assert dict(points.group_by("label").len().iter_rows()) == quota
+    assert set(points.get_column("venue_id")) == {ICLR25, neurips}
+    got = table(paths, "eval_pairwise")
+    assert dict(got.group_by("pair_type").len().iter_rows()) == pairs
+    subs = dict(table(paths, "submissions").select("forum_id", "venue_id").iter_rows())
+    for row in got.iter_rows(named=True):
+        assert subs[row["forum_id_a"]] == subs[row["forum_id_b"]] == row["venue_id"]

@@ -199,3 +199,49 @@ def test_pre_cutoff_paper_revised_after_the_cutoff_is_neither_indexed_nor_a_targ
     moved = frame.with_columns(split=pl.when(pl.col("arxiv_id") == "2604.00010")
                                .then(pl.lit("vault")).otherwise("split"))
     assert not disjoint_and_complete(moved, papers).passed  # a post-cutoff paper in the vault
+
+
+def test_exclusions_are_counted_by_kind_not_by_date() -> None:
+    """Two papers revised on different days are one kind of exclusion, not two buckets."""
+    revised = {"2401.00001": date(2026, 3, 2), "2402.00002": date(2026, 4, 9)}
+    papers = papers_frame().with_columns(
+        updated=pl.col("arxiv_id").replace_strict(revised, default=pl.col("updated"),
+                                                  return_dtype=pl.Date))
+    _, report = run(papers=papers, cutoff=CUTOFF)
+    assert report.excluded_by_reason == {
+        "revised after the cutoff": 2, "no views": 1,
+        "not methodological: dataset_benchmark": 1, "not methodological: survey": 1,
+        "outside the fields": 1}  # the survey is filed under cs.IR alone
+
+
+def test_fields_and_latex_source_filter_targets() -> None:
+    papers = papers_frame()
+    documents = pl.DataFrame({"arxiv_id": ["2601.00007", "2604.00010"],
+                              "source": ["latex", "pdf"], "status": ["ok", "ok"]})
+    frame, report = run(papers=papers, documents=documents, cutoff=CUTOFF,
+                        fields=("cs.CL",))
+    rows = by_id(frame)
+    assert rows["2601.00007"]["split"] == "excluded"  # cs.LG, outside the fields asked for
+    assert rows["2601.00007"]["reason"].startswith("outside the fields: categories cs.LG")
+    assert "no LaTeX source (full text from pdf)" in rows["2604.00010"]["reason"]
+    assert report.excluded_by_reason["outside the fields"] == 5  # all but the cs.CL one
+    assert report.excluded_by_reason["no LaTeX source"] == 1
+    everywhere, _ = run(papers=papers, documents=documents, cutoff=CUTOFF, fields=(),
+                        require_latex=False)
+    assert by_id(everywhere)["2604.00010"]["split"] != "excluded"
+    assert by_id(everywhere)["2601.00007"]["split"] != "excluded"
+
+
+def test_unknown_citations_and_source_are_said_and_can_exclude() -> None:
+    frame, report = run(cutoff=CUTOFF)
+    kept = by_id(frame)["2605.00011"]
+    assert kept["split"] != "excluded"
+    assert "citations unknown (no citations table)" in kept["reason"]
+    assert "LaTeX source unknown (no documents table)" in kept["reason"]
+    assert report.unknown_criteria == {"citations unknown": 6, "LaTeX source unknown": 6}
+    assert any("kept as targets without that check" in w for w in report.warnings)
+    strict, report = run(cutoff=CUTOFF, unknown_evidence="exclude")
+    assert by_id(strict)["2605.00011"]["split"] == "excluded"
+    assert report.excluded_by_reason["citations unknown"] == 6  # every post-cutoff paper
+    with pytest.raises(VaultError, match="unknown_evidence"):
+        SplitSettings(unknown_evidence="maybe")

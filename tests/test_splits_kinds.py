@@ -46,7 +46,7 @@ CASES = [  # (title, abstract sentence, kind): real arXiv titles of each kind
 def test_extractive_classifier(title: str, abstract: str, kind: str) -> None:
     verdict = classify(title, abstract)
     assert verdict.kind == kind, verdict
-    assert verdict.evidence and verdict.classifier == "extractive/1"
+    assert verdict.evidence and verdict.classifier == "extractive/2"
 
 
 def test_the_record_counts_as_evidence() -> None:

@@ -320,7 +320,7 @@ SPLITS = TableSchema(
         Column("paper_kind", _str, "Classifier verdict for post-cutoff papers: "
                "`methodological`, `survey`, `position`, `dataset_benchmark`, `empirical`, "
                "`no_method_found`; null for vault papers."),
-        Column("classifier", _str, "Which classifier decided (`extractive/1`, or "
+        Column("classifier", _str, "Which classifier decided (`extractive/2`, or "
                "`llm:<backend>:<model>:<prompt version>`)."),
         Column("kind_evidence", _str, "What decided the verdict (the cue found, or the LLM's "
                "evidence)."),
@@ -706,6 +706,9 @@ _REVIEW_COLUMNS = (
     Column("primary_area", _str, "Primary area."),
     Column("decision", _str, "Recorded decision; null while undecided."),
     Column("withdrawn", pa.bool_(), "Withdrawn or desk rejected.", False),
+    Column("accepted", pa.bool_(), "The decision target: whether the paper was accepted "
+           "(withdrawn and desk-rejected papers count as not accepted, as in seed 001); null "
+           "while undecided."),
     *_RATING_COLUMNS[:2],
     Column("rated_reviews", pa.int32(), "Official reviews with a valid rating.", False),
     Column("review_count", pa.int32(), "Official reviews found (valid rating or not)."),
@@ -722,8 +725,10 @@ _REVIEW_COLUMNS = (
     Column("citation_count", pa.int64(), "Citations counted by Semantic Scholar."),
     Column("influential_citation_count", pa.int64(), "Influential citations."),
     Column("citations_read_at", _date, "Day the count was read (counts change over time)."),
-    Column("citation_match", _str, "How the Semantic Scholar record was matched: "
-           "`arxiv_id` or `title` (normalised, unique); null when unmatched."),
+    Column("citation_match", _str, "How the Semantic Scholar record was matched, as in seed "
+           "001: `doi`, `arxiv_id` or `title` (difflib ratio of normalised titles >= 0.90); "
+           "null when unmatched."),
+    Column("citation_title_ratio", pa.float64(), "The title ratio of a `title` match."),
 )
 _REPRESENTATION_COLUMNS = (
     Column("title_abstract", _str, "Input representation 1: title and abstract.", False),
@@ -749,7 +754,12 @@ EVAL_REVIEW_STRATIFIED = TableSchema(
     "Review-paradigm stratified sample (seed 001): a seeded fixed number per integer score "
     "bin (default 30 in bins 2-8) and every paper of the sparse bins, with both input "
     "representations.",
-    (*_REVIEW_COLUMNS, *_REPRESENTATION_COLUMNS),
+    (*_REVIEW_COLUMNS, *_REPRESENTATION_COLUMNS,
+     Column("nearest_anchors", pa.list_(_str), "Forum ids of the paper's nearest anchors "
+            "(default 3) by cosine of abstract embeddings, most similar first: the Anchor "
+            "Rating retrieval of seed 001."),
+     Column("nearest_anchor_similarities", pa.list_(pa.float64()), "Their cosine "
+            "similarities, aligned with `nearest_anchors`.")),
 )
 
 EVAL_REVIEW_ANCHORS = TableSchema(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from ..ideas.backends import Backend
@@ -41,7 +42,14 @@ from .groupwise import GROUPWISE, groupwise_set
 from .inputs import excluded_frame, read_inputs
 from .pairwise import PAIRWISE, pairwise_set
 from .pointwise import POINTWISE, pointwise_set
-from .review_paradigm import ANCHORS, POPULATION, STRATIFIED, build_review_sets, eligible
+from .review_paradigm import (
+    ANCHORS,
+    POPULATION,
+    STRATIFIED,
+    build_review_sets,
+    eligible,
+    nearest_anchors,
+)
 from .settings import EvalSetsSettings
 from .similarity import topic_space, topic_text
 
@@ -102,6 +110,20 @@ def _with_pair_ideas(pairs: pl.DataFrame, ideas: pl.DataFrame) -> pl.DataFrame:
     return pairs
 
 
+def _with_nearest_anchors(paths: VaultPaths, sample: pl.DataFrame, anchors: pl.DataFrame,
+                          settings: EvalSetsSettings) -> pl.DataFrame:
+    """The sample with each paper's nearest anchors by abstract embedding (seed 001 embeds
+    abstracts alone for this retrieval, not title and abstract)."""
+    texts = [a or t or "" for t, a in [*anchors.select("title", "abstract").rows(),
+                                      *sample.select("title", "abstract").rows()]]
+    if sample.is_empty() or anchors.is_empty() or settings.anchors_per_paper == 0:
+        return nearest_anchors(sample, anchors.clear(), np.zeros((sample.height, 0)), 0)
+    space = topic_space(paths, texts, settings.embedder, settings.embed_batch_size)
+    rows = np.arange(anchors.height, anchors.height + sample.height)
+    similarity = space.similarity(rows, np.arange(anchors.height))
+    return nearest_anchors(sample, anchors, similarity, settings.anchors_per_paper)
+
+
 def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
                    backend: Backend | None = None, log=print) -> EvalSetsReport:
     report = EvalSetsReport()
@@ -137,6 +159,8 @@ def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
     excluded.append(excluded_frame(skipped))
     clock.lap("groupwise")
     review = build_review_sets(inputs, settings)
+    review.stratified = _with_nearest_anchors(paths, review.stratified, review.anchors,
+                                              settings)
     excluded.append(review.excluded)
     clock.lap("review_sets")
     frames = {POINTWISE: pointwise, PAIRWISE: pairs, GROUPWISE: groups,

@@ -1,9 +1,12 @@
 """Group-wise set: for a seeded sample of query submissions per venue, retrieve the
 `group_pool` most similar submissions of the same venue, rerank them, keep the `group_top_k`
 best, and take from them, for every label other than the query's, the best-reranked
-submission with that label. A group spans at least `group_min_labels` labels (one member per
-label, so the ranking by label has no ties); a query that cannot form one is recorded in
-`eval_excluded` with the reason and the next query in the seeded order is tried.
+submission with that label that is at least `group_min_similarity` similar to the query (a
+member far off the group's topic, such as an Oral at 0.34 among members at 0.99, is picked
+out by topic rather than ranked by quality). A group spans at least `group_min_labels`
+labels (one member per label, so the ranking by label has no ties); a query that cannot
+form one is recorded in `eval_excluded` with the reason and the next query in the seeded
+order is tried.
 
 Reranking adds to the cosine similarity a bonus for the same primary area and a weight times
 the Jaccard overlap of author keywords: a transparent, deterministic stand-in for a
@@ -78,8 +81,11 @@ def groupwise_set(candidates: pl.DataFrame, space: TopicSpace, settings: EvalSet
                 pool = pool[np.argsort(-sims[pool], kind="stable")]
                 reranked, finals = _rerank(int(query), pool, sims, areas, keywords, settings)
                 chosen = {label[query]: (int(query), 1.0, None, None)}
+                floor = settings.group_min_similarity
                 for place, (candidate, final) in enumerate(
                         zip(reranked[:settings.group_top_k], finals, strict=False), start=1):
+                    if floor is not None and sims[candidate] < floor:
+                        continue  # off topic: it would be an easy pick, not a ranking
                     if label[candidate] not in chosen:
                         chosen[label[candidate]] = (int(candidate), float(sims[candidate]),
                                                     float(final), place)
@@ -89,7 +95,8 @@ def groupwise_set(candidates: pl.DataFrame, space: TopicSpace, settings: EvalSet
                         "note_id": None,
                         "reason": f"only {len(chosen)} label(s) among the query and its top "
                                   f"{min(settings.group_top_k, pool.size)} reranked "
-                                  f"candidates (at least {settings.group_min_labels} needed)"})
+                                  f"candidates{_floor_words(floor)} (at least "
+                                  f"{settings.group_min_labels} needed)"})
                     continue
                 made += 1
                 rows += _group_rows(venue, forum[query], chosen, forum, space.method,
@@ -97,6 +104,10 @@ def groupwise_set(candidates: pl.DataFrame, space: TopicSpace, settings: EvalSet
         if made < settings.groups_per_venue:
             short.append(Shortfall(GROUPWISE, venue, "groups", settings.groups_per_venue, made))
     return pl.DataFrame(rows) if rows else pl.DataFrame(), skipped, short
+
+
+def _floor_words(floor: float | None) -> str:
+    return "" if floor is None else f" at least {floor:g} similar to it"
 
 
 def _group_rows(venue: str, query: str, chosen: dict, forum: list[str], method: str,

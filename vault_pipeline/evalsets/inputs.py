@@ -15,7 +15,6 @@ import polars as pl
 
 from ..documents.cleaning import truncate
 from ..paths import VaultPaths
-from ..reviews import title_key
 from ..reviews_parse import RATING_ALIASES
 from ..schemas import CITATION_COUNTS, DOCUMENTS, REVIEWS, SUBMISSIONS
 
@@ -110,32 +109,24 @@ def attach_ratings(frame: pl.DataFrame, reviews: pl.DataFrame) -> pl.DataFrame:
 
 
 def attach_citations(frame: pl.DataFrame, counts: pl.DataFrame | None) -> pl.DataFrame:
-    """Citation count and read date where Semantic Scholar matched: by arXiv id, else by
-    exactly one paper with the same normalised title."""
+    """Citation count and read date where Semantic Scholar matched, as seed 001 matched:
+    by DOI, else by the arXiv id the vault matched, else by title similarity >= 0.90
+    (:mod:`.citation_windows`); `citation_match` says which, `citation_title_ratio` how
+    close the title was."""
     columns = {"s2_id": pl.String, "citation_count": pl.Int64,
                "influential_citation_count": pl.Int64, "citations_read_at": pl.Date,
-               "citation_match": pl.String}
+               "citation_match": pl.String, "citation_title_ratio": pl.Float64}
     if counts is None or counts.is_empty():
         return frame.with_columns(*(pl.lit(None, dtype).alias(name)
                                     for name, dtype in columns.items()))
-    counts = counts.sort("read_at", descending=True, nulls_last=True)
-    keep = ["s2_id", "citation_count", "influential_citation_count", "read_at"]
-    by_id = (counts.filter(pl.col("arxiv_id").is_not_null())
-             .unique("arxiv_id", keep="first").select("arxiv_id", *keep))
-    by_title = (counts.with_columns(key=title_key("title"))
-                .filter(pl.col("key").str.len_chars() > 0)
-                .filter(pl.len().over("key") == 1).select("key", *keep))
-    titled = by_title.rename({name: f"{name}_t" for name in keep})
-    joined = (frame.with_columns(_key=title_key("title"))
-              .join(by_id, on="arxiv_id", how="left", maintain_order="left")
-              .join(titled, left_on="_key", right_on="key", how="left", maintain_order="left"))
-    result = joined.with_columns(
-        citation_match=pl.when(pl.col("s2_id").is_not_null()).then(pl.lit("arxiv_id"))
-        .when(pl.col("s2_id_t").is_not_null()).then(pl.lit("title")),
-        **{name: pl.coalesce(pl.col(name), pl.col(f"{name}_t")) for name in keep},
-    )
-    return (result.rename({"read_at": "citations_read_at"})
-            .drop("_key", *(f"{name}_t" for name in keep)))
+    from .citation_windows import match_records
+
+    newest = (counts.sort("read_at", descending=True, nulls_last=True)
+              .unique("s2_id", keep="first", maintain_order=True))
+    matched = match_records(frame.drop(*columns, strict=False), newest)
+    keep = newest.select("s2_id", "citation_count", "influential_citation_count",
+                         citations_read_at="read_at")
+    return matched.join(keep, on="s2_id", how="left", maintain_order="left")
 
 
 def attach_representations(frame: pl.DataFrame, documents: pl.DataFrame | None,

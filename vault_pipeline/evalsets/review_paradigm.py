@@ -3,9 +3,13 @@
 - **population**: every submission of the venue with at least one valid rating: mean
   reviewer rating (the ground truth), the rating list, decision, whether the mean reaches
   the accept threshold (default 6), citation counts where Semantic Scholar matched.
-- **stratified**: a seeded sample of the non-withdrawn population, a fixed number per integer
-  score bin (default 30 in bins 2-8) and every paper of the other, sparse bins; a dense bin
-  with fewer papers than its quota keeps them all and the card says so.
+- **stratified**: a seeded sample of the population, a fixed number per integer score bin
+  (default 30 in bins 2-8) and every paper of the other, sparse bins; a dense bin with fewer
+  papers than its quota keeps them all and the card says so. Rated withdrawn submissions
+  stay in the draw and count as not accepted (`accepted` false), as the study's 232 held 18
+  of them (`withdrawn_as_non_accepted`, on by default). Each paper carries its
+  `anchors_per_paper` (3) nearest anchors by cosine of abstract embeddings, the study's
+  Anchor Rating retrieval, so the set states which calibration points go with which paper.
 - **anchors**: papers of an earlier venue (default ICLR 2024) whose reviewers agreed exactly
   (zero rating variance, at least two ratings), a seeded sample of the configured size.
 
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import polars as pl
 
 from .inputs import (
@@ -78,6 +83,7 @@ def scored(inputs: Inputs, venue: str, settings: EvalSetsSettings, set_name: str
                      "scores are reviewer ratings only")
     population = rated.filter(pl.col("rated_reviews") > 0).with_columns(
         withdrawn=pl.col("decision").is_in(OFF_TRACK).fill_null(False),
+        accepted=pl.col("decision").str.starts_with("Accept"),
         score_bin=score_bin(pl.col("mean_rating"), settings.bin_rule, settings.rating_scale),
         accept_by_threshold=pl.col("mean_rating") >= settings.accept_threshold,
         accept_threshold=pl.lit(settings.accept_threshold),
@@ -124,8 +130,31 @@ def anchor_sample(population: pl.DataFrame, settings: EvalSetsSettings, venue: s
 
 
 def eligible(population: pl.DataFrame, settings: EvalSetsSettings) -> pl.DataFrame:
-    """The papers the sample, the anchors and the reliability figures are drawn from."""
+    """The papers the anchors and the reliability figures are drawn from."""
     return population if settings.include_withdrawn else population.filter(~pl.col("withdrawn"))
+
+
+def sample_frame(population: pl.DataFrame, settings: EvalSetsSettings) -> pl.DataFrame:
+    """The papers the stratified sample is drawn from: with the withdrawn ones (as not
+    accepted) when `withdrawn_as_non_accepted`, else as for the anchors."""
+    return population if settings.withdrawn_as_non_accepted else eligible(population,
+                                                                          settings)
+
+
+def nearest_anchors(sample: pl.DataFrame, anchors: pl.DataFrame, similarity, k: int
+                    ) -> pl.DataFrame:
+    """``sample`` with `nearest_anchors` (forum ids, most similar first) and
+    `nearest_anchor_similarities`; ``similarity`` is an (n sample, n anchors) cosine
+    matrix of abstract embeddings, ties broken by anchor order."""
+    ids = anchors.get_column("forum_id").to_list()
+    chosen, sims = [], []
+    for row in range(sample.height):
+        order = np.argsort(-similarity[row], kind="stable")[:k] if ids else []
+        chosen.append([ids[i] for i in order])
+        sims.append([round(float(similarity[row, i]), 6) for i in order])
+    return sample.with_columns(
+        nearest_anchors=pl.Series(chosen, dtype=pl.List(pl.String)),
+        nearest_anchor_similarities=pl.Series(sims, dtype=pl.List(pl.Float64)))
 
 
 def build_review_sets(inputs: Inputs, settings: EvalSetsSettings) -> ReviewSets:
@@ -134,7 +163,8 @@ def build_review_sets(inputs: Inputs, settings: EvalSetsSettings) -> ReviewSets:
     anchor_pool, anchor_excluded, anchor_notes = scored(inputs, anchor_venue, settings,
                                                         ANCHORS)
     population = attach_citations(population, inputs.citation_counts)
-    stratified, short = stratified_sample(eligible(population, settings), settings, venue)
+    stratified, short = stratified_sample(sample_frame(population, settings), settings,
+                                          venue)
     anchors, anchor_short = anchor_sample(eligible(anchor_pool, settings), settings,
                                           anchor_venue)
     anchors = attach_citations(anchors, inputs.citation_counts)

@@ -1,8 +1,15 @@
 """Settings of the evaluation sets, with the seeds' choices as defaults.
 
-Quotas are per venue. The point-wise defaults follow InnoEval's proportions (Reject 138,
-Poster 66, Spotlight 9, Oral 4 over two venues), the pair quotas its 172 easy and 200 hard
-pairs, the group settings its 172 groups retrieved from a pool of 800 reranked to 120. The
+Point- and pair-wise quotas are totals over the idea venues, as InnoEval reports its sets:
+217 ideas (Reject 138, Poster 66, Spotlight 9, Oral 4) and 372 pairs (172 easy, 200 hard;
+the study gives no split of the hard pairs by type, so the 200 are split evenly, 67 / 67 /
+66). Per-venue halves cannot reach those totals (9 spotlights make 5 + 5 or 4 + 4). The group
+settings give its 172 groups (86 per venue) retrieved from a pool of 800 reranked to 120.
+Hard pairs and group members must be at least 0.4 similar (cosine) to their partner or
+query: the off-topic cases found on the sample were 0.297 (a "hard" pair) and 0.335 (a
+group's best member among members at 0.99); in the synthetic benchmark venue same-topic
+pairs are 0.50-0.56 by TF-IDF and other topics at most 0.07. The floor is on the similarity's
+own scale: raise it for an embedder whose unrelated texts already score high. The
 review-paradigm defaults are those of seed 001: ICLR 2025 scored population, 30 papers per
 integer score bin 2-8 (every paper in the other bins), accept threshold 6, an anchor set of
 100 zero-variance ICLR 2024 papers, full text truncated at 30,000 characters."""
@@ -41,15 +48,17 @@ class EvalSetsSettings:
     # idea sets (seed 000)
     idea_venues: tuple[str, ...] = ("ICLR.cc/2025/Conference", "NeurIPS.cc/2025/Conference")
     pointwise_quota: dict[str, int] = field(default_factory=lambda: {
-        "Reject": 69, "Poster": 33, "Spotlight": 5, "Oral": 2})
+        "Reject": 138, "Poster": 66, "Spotlight": 9, "Oral": 4})  # totals over idea_venues
     withdrawn: str = "exclude"  # or "label": Withdrawn / Desk rejected as labels of their own
-    pair_quota: dict[str, int] = field(default_factory=lambda: {
-        "reject-oral": 86, "poster-oral": 35, "reject-poster": 34, "poster-spotlight": 32})
-    pair_min_similarity: float | None = None  # None: the nearest partner, however far
+    pair_quota: dict[str, int] = field(default_factory=lambda: {  # totals over idea_venues
+        "reject-oral": 172, "poster-oral": 67, "reject-poster": 67, "poster-spotlight": 66})
+    pair_min_similarity: float | None = None  # floor for every pair; None: none
+    hard_pair_min_similarity: float | None = 0.4  # floor for hard pairs (close topics)
     groups_per_venue: int = 86
     group_pool: int = 800  # retrieval: nearest candidates by similarity
     group_top_k: int = 120  # kept after reranking
     group_min_labels: int = 3  # distinct labels a group must span
+    group_min_similarity: float | None = 0.4  # every member's similarity to the query
     rerank_area_bonus: float = 0.05  # added to the similarity of a same-primary-area candidate
     rerank_keyword_weight: float = 0.10  # times the Jaccard overlap of author keywords
     embedder: str = "embedded"  # `embedded`, a model folder or hub id, or `lexical`
@@ -66,7 +75,12 @@ class EvalSetsSettings:
     per_bin: int = 30
     dense_bins: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
     bin_rule: str = "floor"  # integer score bin of a mean rating: floor (5.75 -> 5) or round
-    include_withdrawn: bool = False  # in the stratified sample, anchors and reliability
+    include_withdrawn: bool = False  # in the anchors and the reliability figures
+    # the stratified sample keeps withdrawn / desk-rejected papers that were rated and counts
+    # them as not accepted (`accepted` false), as seed 001 did (18 of its 232); False leaves
+    # them out of the sample unless include_withdrawn
+    withdrawn_as_non_accepted: bool = True
+    anchors_per_paper: int = 3  # nearest anchors by abstract embedding, kept with each paper
     rating_scale: tuple[float, float] = (1.0, 10.0)
     max_text_chars: int = 30_000
 
@@ -92,6 +106,12 @@ class EvalSetsSettings:
         low, high = self.rating_scale
         if not low < high:
             problems.append("rating_scale must be (low, high) with low < high")
+        floors = (self.pair_min_similarity, self.hard_pair_min_similarity,
+                  self.group_min_similarity)
+        if any(f is not None and not -1.0 <= f <= 1.0 for f in floors):
+            problems.append("similarity floors are cosines: between -1 and 1, or null")
+        if self.anchors_per_paper < 0:
+            problems.append("anchors_per_paper cannot be negative")
         if self.max_text_chars < 1:
             problems.append("max_text_chars must be positive")
         if problems:

@@ -5,9 +5,12 @@ Pre-cutoff papers (published before the cutoff) form the retrievable vault, unle
 latest version is dated on or after the cutoff: the vault keeps each paper's latest text, which
 may then hold post-cutoff content, so such a paper is excluded (neither indexed nor a
 target). A post-cutoff
-paper becomes a target when it has all five usable views, is methodological, and (where its
-citations are known) enough of its cited work is in the vault; otherwise it is excluded and
-every criterion it failed is named."""
+paper becomes a target when, as in seed 002, it has all five usable views, is
+methodological, is filed under one of the configured fields (machine learning by default),
+its full text came from its LaTeX source, and enough of its cited work is in the vault;
+otherwise it is excluded and every criterion it failed is named. A criterion that cannot be
+checked yet (citations or documents not harvested) is named as unknown in the reason and
+counted in the report; `unknown_evidence` decides whether such a paper stays a target."""
 
 from __future__ import annotations
 
@@ -42,6 +45,7 @@ class SplitsReport:
     rows: int = 0
     counts: dict[str, int] = field(default_factory=dict)
     excluded_by_reason: dict[str, int] = field(default_factory=dict)
+    unknown_criteria: dict[str, int] = field(default_factory=dict)  # post-cutoff papers
     post_cutoff: int = 0
     citations_known: int = 0
     warnings: list[str] = field(default_factory=list)
@@ -77,14 +81,75 @@ def _view_gaps(views: pl.DataFrame, problems: pl.DataFrame) -> dict[str, str]:
     return gaps
 
 
-def _coverage_verdict(cov: Coverage, threshold: float) -> tuple[bool, str]:
+# Kinds of exclusion reason, for the metadata: a paper counts under every criterion it failed.
+REVISED, NO_VIEWS, BAD_VIEWS, MISSING_VIEWS = ("revised after the cutoff", "no views",
+                                               "unusable views", "missing views")
+OUTSIDE_FIELDS, NO_LATEX, LATEX_UNKNOWN = ("outside the fields", "no LaTeX source",
+                                           "LaTeX source unknown")
+FEW_CITED, CITATIONS_UNKNOWN = "cited work in vault below threshold", "citations unknown"
+
+
+def _coverage_verdict(cov: Coverage, threshold: float) -> tuple[bool | None, str]:
+    """(passed, text); passed is None when the paper's citations are unknown."""
     share = cov.fraction()
     if share is None:
-        return True, f"citations unknown ({cov.source}): cited-work threshold not applied"
+        return None, (f"citations unknown ({cov.source}): the {threshold:.0%} cited-work "
+                      "threshold not applied (cannot be checked)")
     text = (f"cited work in vault {cov.in_vault}/{cov.cited} ({share:.0%}; {cov.source})")
     if share < threshold:
         return False, f"{text} below {threshold:.0%}"
     return True, f"{text} ≥ {threshold:.0%}"
+
+
+def _field_verdict(categories: list[str] | None, fields: tuple[str, ...]) -> str | None:
+    """Why the paper is outside the configured fields, or None."""
+    if not fields or set(categories or ()) & set(fields):
+        return None
+    return (f"outside the fields: categories {', '.join(categories or ()) or 'unknown'} "
+            f"(targets: {', '.join(fields)})")
+
+
+def latex_sources(documents: pl.DataFrame | None) -> dict[str, str] | None:
+    """Where each converted paper's text came from (`latex` when its LaTeX source was
+    downloaded and converted); None without a documents table."""
+    if documents is None or "source" not in documents.columns:
+        return None
+    done = documents.filter(pl.col("arxiv_id").is_not_null())
+    if "status" in done.columns:
+        done = done.filter(pl.col("status") == "ok")
+    sources: dict[str, str] = {}
+    for pid, source in done.select("arxiv_id", "source").iter_rows():
+        if sources.get(pid) != "latex":
+            sources[pid] = source
+    return sources
+
+
+def _latex_verdict(pid: str, sources: dict[str, str] | None) -> tuple[bool | None, str]:
+    if sources is None:
+        return None, "LaTeX source unknown (no documents table): the LaTeX filter not applied"
+    if pid not in sources:
+        return None, ("LaTeX source unknown (not converted yet): the LaTeX filter not "
+                      "applied")
+    if sources[pid] != "latex":
+        return False, f"no LaTeX source (full text from {sources[pid]})"
+    return True, "LaTeX source"
+
+
+def _weigh(ok: bool | None, text: str, failed: str, unknown: str,
+           verdicts: tuple[list[str], list[str], list[str]], settings: SplitSettings,
+           report: SplitsReport) -> None:
+    """File one criterion's verdict as passed or failed (with its kind); an unknown one is
+    counted and, with `unknown_evidence = keep`, passed with its text saying so."""
+    passed, failures, kinds_failed = verdicts
+    if ok is None:
+        report.unknown_criteria[unknown] = report.unknown_criteria.get(unknown, 0) + 1
+        if settings.unknown_evidence == "keep":
+            ok = True
+    if ok:
+        passed.append(text)
+        return
+    failures.append(text)
+    kinds_failed.append(failed if ok is False else unknown)
 
 
 def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
@@ -95,8 +160,10 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
     """The splits of ``papers``: a pure function of the tables and the settings (and, with
     sizes, of the previous assignment under the same cutoff and seed)."""
     report = SplitsReport()
-    papers = papers.select("arxiv_id", "published", "updated", "title", "abstract"
-                           ).unique("arxiv_id")
+    if "categories" not in papers.columns:
+        papers = papers.with_columns(categories=pl.lit(None, pl.List(pl.String)))
+    papers = papers.select("arxiv_id", "published", "updated", "title", "abstract",
+                           "categories").unique("arxiv_id")
     early = papers.filter(pl.col("published") < settings.cutoff)
     revised = (pl.col("updated") >= settings.cutoff).fill_null(False)
     before = early.filter(~revised)
@@ -116,7 +183,8 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
                      "published": paper["published"],
                      "reason": f"published {paper['published']}, before the cutoff, but its "
                                f"latest version is of {paper['updated']}: its text may hold "
-                               f"post-cutoff content, so it is neither indexed nor a target"})
+                               f"post-cutoff content, so it is neither indexed nor a target",
+                     "_kinds": [REVISED]})
     for paper in before.iter_rows(named=True):
         reason = f"published {paper['published']}, before the cutoff"
         if paper["arxiv_id"] not in has_views:
@@ -130,32 +198,52 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
              for p in after.iter_rows(named=True)]
     hashes, kinds = _classify(batch, classifier or ExtractiveClassifier(), previous)
     covs = coverage(ids, before["arxiv_id"].to_list(), citations, documents)
+    sources = latex_sources(documents) if settings.require_latex else None
     eligible = []
     for paper, kind in zip(after.iter_rows(named=True), kinds, strict=True):
         pid = paper["arxiv_id"]
         cov = covs[pid]
         report.citations_known += cov.cited is not None
-        covered, cov_text = _coverage_verdict(cov, settings.min_cited_in_vault)
-        failures = []
+        failures, kinds_failed, passed = [], [], [kind.reason()]
+        verdicts = (passed, failures, kinds_failed)
+
         if pid not in has_views and pid not in view_gaps:
             failures.append("no views (the ideas stage has not decomposed it)")
+            kinds_failed.append(NO_VIEWS)
         elif pid in view_gaps:
             failures.append(view_gaps[pid])
+            kinds_failed += [k for k in (BAD_VIEWS, MISSING_VIEWS) if k in view_gaps[pid]]
         if not kind.methodological:
             failures.append(kind.reason())
-        if not covered:
-            failures.append(cov_text)
+            kinds_failed.append(f"not methodological: {kind.kind}")
+        outside = _field_verdict(paper["categories"], settings.fields)
+        if outside:
+            failures.append(outside)
+            kinds_failed.append(OUTSIDE_FIELDS)
+        if settings.require_latex:
+            _weigh(*_latex_verdict(pid, sources), NO_LATEX, LATEX_UNKNOWN, verdicts,
+                   settings, report)
+        covered, cov_text = _coverage_verdict(cov, settings.min_cited_in_vault)
+        _weigh(covered, cov_text, FEW_CITED, CITATIONS_UNKNOWN, verdicts, settings,
+               report)
         row = {"arxiv_id": pid, "published": paper["published"], "paper_kind": kind.kind,
                "classifier": kind.classifier, "kind_evidence": kind.evidence,
                "kind_input_sha256": hashes[pid], "cited_works": cov.cited,
                "cited_in_vault": cov.in_vault}
         if failures:
-            row |= {"split": EXCLUDED, "reason": "; ".join(failures)}
+            row |= {"split": EXCLUDED, "reason": "; ".join(failures), "_kinds": kinds_failed}
         else:
-            row |= {"split": None, "reason": f"{kind.reason()}; {cov_text}"}
+            row |= {"split": None, "reason": "; ".join(passed)}
             eligible.append(pid)
         rows.append(row)
 
+    for criterion, count in sorted(report.unknown_criteria.items()):
+        report.warnings.append(
+            f"{count} post-cutoff paper(s) with {criterion}: "
+            + ("kept as targets without that check (unknown_evidence = keep)"
+               if settings.unknown_evidence == "keep" else "excluded (unknown_evidence = "
+               "exclude)"))
+    report.excluded_by_reason = _reason_counts(rows)
     assignment = _assign(eligible, settings, previous)
     for row in rows:
         if row["split"] is None:
@@ -172,8 +260,6 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
     frame = frame.select(SPLITS.names).sort("arxiv_id")
     report.rows = frame.height
     report.counts = {s: int((frame["split"] == s).sum()) for s in SPLIT_NAMES}
-    excluded = frame.filter(pl.col("split") == EXCLUDED)
-    report.excluded_by_reason = _reason_counts(excluded)
     return frame, report
 
 
@@ -194,10 +280,15 @@ def _classify(batch: list[ClassifierInput], classifier: Classifier,
     return hashes, [known[p.arxiv_id] for p in batch]
 
 
-def _reason_counts(excluded: pl.DataFrame) -> dict[str, int]:
-    """Excluded papers by the kind of their first failure (for metadata)."""
-    heads = excluded["reason"].str.split(" (").list.first().str.split(":").list.first()
-    return dict(sorted(heads.value_counts().iter_rows(), key=lambda kv: -kv[1]))
+def _reason_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Excluded papers by kind of reason, most frequent first (for metadata): a paper counts
+    under every criterion it failed, and a kind never carries a date or a count of its own,
+    so the buckets stay few however many papers there are."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        for kind in dict.fromkeys(row.get("_kinds") or ()):
+            counts[kind] = counts.get(kind, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _assign(ids: list[str], settings: SplitSettings,
@@ -218,7 +309,7 @@ def build_splits(paths: VaultPaths, settings: SplitSettings,
     """Read the tables upstream, compute the splits, write the `splits` table."""
     store = paths.store
     papers = store.read_required(PAPERS, ("arxiv_id", "published", "updated", "title",
-                                          "abstract"))
+                                          "abstract", "categories"))
     views = store.read_optional(VIEWS)
     frame, report = compute_splits(
         papers, views, store.read_optional(MASKED_RECORDS), store.read_optional(CITATIONS),

@@ -17,7 +17,7 @@ from ..errors import VaultError
 from ..ideas.backends import Backend, Request, make_backend
 from ..ideas.inputs import PaperInput
 from ..ideas.settings import IdeasSettings
-from .kinds import KINDS, PaperKind, classify
+from .kinds import EXTRACTIVE, KINDS, PaperKind, classify
 
 PROMPT_VERSION = "paper_kind.v1"
 UNCLASSIFIED = "unclassified"
@@ -44,7 +44,7 @@ def input_sha256(classifier_name: str, paper: ClassifierInput) -> str:
 
 
 class ExtractiveClassifier:
-    name = "extractive/1"
+    name = EXTRACTIVE  # the cue version: new cues re-classify every paper
 
     def __call__(self, batch: Sequence[ClassifierInput]) -> list[PaperKind]:
         return [classify(p.title, p.abstract, p.record) for p in batch]

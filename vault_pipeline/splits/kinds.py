@@ -21,12 +21,13 @@ DATASET = "dataset_benchmark"
 EMPIRICAL = "empirical"
 UNKNOWN = "no_method_found"
 KINDS = (METHODOLOGICAL, SURVEY, POSITION, DATASET, EMPIRICAL, UNKNOWN)
-EXTRACTIVE = "extractive/1"
+EXTRACTIVE = "extractive/2"
 
-_ARTIFACT = (r"(?:method|model|algorithm|architecture|framework|approach|technique|procedure|"
-             r"scheme|estimator|network|system|loss|objective|mechanism|strategy|pipeline|"
-             r"policy|optimizer|solver|sampler|encoder|decoder|module|layer|attention|"
-             r"regularizer|protocol|formulation|paradigm)s?")
+_ARTIFACT = (r"(?:method|methodology|methodologies|model|algorithm|architecture|framework|"
+             r"approach|technique|procedure|scheme|estimator|network|system|loss|objective|"
+             r"mechanism|strategy|pipeline|policy|optimizer|solver|sampler|encoder|decoder|"
+             r"module|layer|attention|regularizer|protocol|formulation|paradigm|integrator|"
+             r"limiter|prescription|locator|tool|heuristic)s?")
 _FILLER = r"(?:[\w\-]+\s+){0,6}?"
 
 
@@ -66,14 +67,16 @@ _CUES: tuple[tuple[str, str, int, re.Pattern[str]], ...] = (
                                    r"comparative|exploratory|case|user|interview|"
                                    r"measurement)\s+(?:study|studies|evaluation|analysis)\b")),
     (METHODOLOGICAL, "abstract", 2, _rx(r"\bwe (?:propose|introduce|present|develop|design|"
-                                        r"devise|derive|formulate)\s+" + _FILLER + _ARTIFACT
-                                        + r"\b")),
+                                        r"devise|derive|formulate|construct|give|describe|"
+                                        r"implement)\s+" + _FILLER + _ARTIFACT + r"\b")),
     (METHODOLOGICAL, "abstract", 2, _rx(r"\b(?:a|an)\s+(?:new|novel)\s+" + _FILLER
                                         + _ARTIFACT + r"\b")),
     (METHODOLOGICAL, "abstract", 1, _rx(r"\b(?:our|the proposed)\s+(?:\w+\s+)?" + _ARTIFACT
                                         + r"\b")),
     (METHODOLOGICAL, "abstract", 1, _rx(r"\bwe (?:propose|introduce)\b")),
     (METHODOLOGICAL, "title", 1, _rx(r"^[\w\-]+:\s")),  # "Name: what it does" titles
+    (METHODOLOGICAL, "title", 2, _rx(r"^(?:an?\s+)?(?:new|novel|general|efficient|fast)\s+"
+                                     r"(?:\w+\s+)?" + _ARTIFACT + r"\s+(?:for|to|of)\b")),
 )
 
 

@@ -1,5 +1,6 @@
-"""What decides the splits: the cutoff, the seed, the held-out shares and the cited-work
-threshold. One frozen value, recorded on every row and in every export manifest."""
+"""What decides the splits: the cutoff, the seed, the held-out shares and the target filters
+of seed 002 (machine learning fields, LaTeX source, the cited-work threshold, the classifier).
+One frozen value, recorded on every row and in every export manifest."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ DEFAULT_VALIDATION = 200 / 14_977
 DEFAULT_TEST = 277 / 14_977
 DEFAULT_MIN_CITED_IN_VAULT = 0.7
 CLASSIFIERS = ("auto", "extractive", "llm")
+# "Training samples start from machine learning papers" (seed 002): arXiv's machine learning
+# categories and the fields its ML papers are filed under. Empty: every field.
+ML_FIELDS = ("cs.LG", "stat.ML", "cs.AI", "cs.CL", "cs.CV", "cs.NE")
+UNKNOWN_EVIDENCE = ("keep", "exclude")
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,11 @@ class SplitSettings:
     test: float = DEFAULT_TEST
     min_cited_in_vault: float = DEFAULT_MIN_CITED_IN_VAULT
     classifier: str = "auto"
+    fields: tuple[str, ...] = ML_FIELDS  # a target has one of these arXiv categories
+    require_latex: bool = True  # a target's full text came from its LaTeX source
+    # a target whose citations or LaTeX source are not known yet: kept (the reason and the
+    # report say which criterion was not applied) or excluded
+    unknown_evidence: str = "keep"
 
     def __post_init__(self) -> None:
         for name in ("validation", "test"):
@@ -46,6 +56,9 @@ class SplitSettings:
         if not 0 <= self.min_cited_in_vault <= 1:
             raise VaultError(f"min_cited_in_vault must lie in [0, 1], not "
                              f"{self.min_cited_in_vault}")
+        if self.unknown_evidence not in UNKNOWN_EVIDENCE:
+            raise VaultError(f"unknown_evidence must be one of {UNKNOWN_EVIDENCE}, not "
+                             f"{self.unknown_evidence!r}")
         if self.classifier not in CLASSIFIERS:
             raise VaultError(f"unknown classifier {self.classifier!r} "
                              f"({', '.join(CLASSIFIERS)})")
