@@ -6,9 +6,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import VaultError
-from .tables import TableStore, table_file
+
+if TYPE_CHECKING:  # the store imports Polars and PyArrow: loaded when a table is touched
+    from .tables import TableStore
 
 DEFAULT_HOME = "vault_home"
 
@@ -47,11 +50,15 @@ class VaultPaths:
 
     def table(self, name: str) -> Path:
         """A table's local file (the store builds the name; kept for tools and tests)."""
+        from .tables import table_file
+
         return Path(table_file(self.tables, name))
 
     @property
     def store(self) -> TableStore:
         """The tables, read and written by schema."""
+        from .tables import TableStore
+
         return TableStore(self.tables)
 
     def ensure(self) -> VaultPaths:

@@ -16,7 +16,6 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 # LanceDB's Rust side logs deprecation notices of its own hybrid query on every search;
@@ -34,33 +33,24 @@ from ..schemas import SPLITS, VIEWS_INDEX
 from ..splits.build import VAULT
 from ..splits.inputs import CleanViews, clean_views
 from .embedders import Embedder
+from .layout import (
+    DISTANCE,
+    KEY,
+    META_DIMENSION,
+    META_EMBEDDER,
+    META_SOURCE,
+    TABLE,
+    IndexSettings,
+    index_dir,
+    index_exists,
+    metadata_of,
+)
 
 if TYPE_CHECKING:
     import lancedb
 
 log = logging.getLogger(__name__)
 
-TABLE = VIEWS_INDEX.name
-KEY = ("arxiv_id", "view")
-DISTANCE = "dot"  # vectors are unit length: dot product is cosine similarity
-META_EMBEDDER = b"embedder"
-META_DIMENSION = b"dimension"
-META_SOURCE = b"embedder_source"
-
-
-@dataclass(frozen=True)
-class IndexSettings:
-    """``ann_min_rows``: from this many rows on, an IVF_FLAT index is built (full vectors in
-    ``sqrt(rows)`` partitions, ``ann_nprobes`` of them searched exactly); below it every
-    search is exact. IVF_FLAT beat IVF_PQ and IVF_HNSW_SQ here (benchmarks/README.md): its
-    build is several times faster on two cores, and recall is limited only by the partitions
-    probed (80 of 1,000 at 1M rows: recall@10 0.945 at 13 ms p50)."""
-
-    ann_min_rows: int = 20_000
-    batch_rows: int = 2_048
-    ann_partitions: int | None = None  # default: sqrt(rows)
-    ann_nprobes: int = 80
-    exclude_evaluation: bool = True  # papers an evaluation set uses are not retrievable
 
 
 @dataclass
@@ -83,11 +73,6 @@ class IndexReport:
     @property
     def views_per_second(self) -> float | None:
         return self.embedded / self.embed_seconds if self.embed_seconds else None
-
-
-def index_dir(paths: VaultPaths) -> Path:
-    """Where the LanceDB database lives inside the data root."""
-    return paths.home / "index"
 
 
 def connect(paths: VaultPaths, fresh_s: float | None = None) -> lancedb.DBConnection:
@@ -115,14 +100,12 @@ def open_index(paths: VaultPaths, fresh_s: float | None = None):
 
 def index_metadata(table) -> dict[str, str]:
     """What the index was built with: embedder, its model setting, dimension."""
-    return {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()
-            if k in (META_EMBEDDER, META_SOURCE, META_DIMENSION)}
+    return metadata_of(table.schema.metadata)
 
 
 def index_metadata_of(paths: VaultPaths) -> dict[str, str]:
     """The index's metadata, with its row count; empty when there is no index."""
-    folder = index_dir(paths)
-    if not (folder / f"{TABLE}.lance").exists():
+    if not index_exists(paths):
         return {}
     table = connect(paths).open_table(TABLE)
     return {**index_metadata(table), "rows": str(table.count_rows())}

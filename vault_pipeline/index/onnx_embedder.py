@@ -125,7 +125,7 @@ class OnnxEmbedder:
     """A sentence-transformers model run by ONNX Runtime, with length-bucketed batches."""
 
     def __init__(self, model_dir: Path, onnx_file: Path, name: str, source: str,
-                 batch_size: int = 32, threads: int | None = None) -> None:
+                 batch_size: int = 32, threads: int | None = None, prepack: bool = True) -> None:
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -143,6 +143,8 @@ class OnnxEmbedder:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         if threads:
             options.intra_op_num_threads = threads
+        if not prepack:  # weights used as stored: a session for queries starts faster
+            options.add_session_config_entry("session.disable_prepacking", "1")
         self._session = ort.InferenceSession(str(onnx_file), options,
                                              providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
