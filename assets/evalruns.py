@@ -6,10 +6,11 @@ config naming the backend and model."""
 from pathlib import Path
 
 import dagster as dg
+from pydantic import Field
 
 from vault_pipeline.evalruns.report import render_report
 from vault_pipeline.evalruns.run import run_evaluation
-from vault_pipeline.evalruns.settings import EvalRunSettings
+from vault_pipeline.evalruns.settings import STAGE, EvalRunSettings
 from vault_pipeline.schemas import (
     EVAL_RUN_CALL_FAILURES,
     EVAL_RUN_CALLS,
@@ -17,6 +18,7 @@ from vault_pipeline.schemas import (
     EVAL_RUN_PREDICTIONS,
 )
 
+from .config import stage_config
 from .ideas import IdeasRunConfig
 from .metadata import table_path, table_spec
 from .resources import VaultResource
@@ -27,27 +29,21 @@ DEPS = ["eval_review_stratified", "eval_review_anchors", "eval_pointwise", "eval
 SCHEMAS = (EVAL_RUN_CALLS, EVAL_RUN_CALL_FAILURES, EVAL_RUN_PREDICTIONS, EVAL_RUN_METRICS)
 
 
-class EvalRunConfig(dg.Config):
-    """Unset fields keep the defaults of `vault_pipeline.evalruns.settings.EvalRunSettings`;
-    the backend is configured as the ideas stage's, under `ideas`."""
-
-    run_id: str | None = None
-    tasks: list[str] | None = None
-    model: str | None = None
-    temperature: float | None = None
-    seed: int | None = None
-    repeats: int | None = None
-    call_budget: int | None = None
-    embedder: str | None = None
-    bootstrap: int | None = None
-    price_in: float | None = None
-    price_out: float | None = None
-    ideas: IdeasRunConfig = IdeasRunConfig()
-
+class _EvalRunConfigBase(dg.Config):
     def settings(self, home: Path | None = None) -> EvalRunSettings:
         values = self.model_dump()
         values["ideas"] = {k: v for k, v in values.pop("ideas").items() if v is not None}
         return EvalRunSettings.resolve(values, home=home)
+
+
+EvalRunConfig = stage_config(
+    EvalRunSettings, STAGE, "EvalRunConfig",
+    "Unset fields fall back to `vault.toml` [evalruns], then `VAULT_EVALRUNS_<FIELD>`, then "
+    "the defaults of `vault_pipeline.evalruns.settings.EvalRunSettings`; the backend is "
+    "configured as the ideas stage's, under `ideas`.",
+    base=_EvalRunConfigBase,
+    ideas=(IdeasRunConfig, Field(IdeasRunConfig(), description=(
+        "Backend settings, as the ideas stage's (`backend`, `model`, ...)."))))
 
 
 @dg.multi_asset(specs=[table_spec(s, GROUP, DEPS) for s in SCHEMAS])

@@ -27,11 +27,18 @@ class SplitSettings:
     (held-out sets filled in hash order, then frozen: see :mod:`.assign`)."""
 
     cutoff: date = DEFAULT_CUTOFF
+    """Temporal cutoff (YYYY-MM-DD): papers before it form the vault, papers after it are the
+    targets."""
     seed: int = 0
+    """Seed of the hash that orders targets into the held-out sets."""
     validation: float = DEFAULT_VALIDATION
+    """Validation set: a fraction of the targets (below 1) or a size (1 or more)."""
     test: float = DEFAULT_TEST
+    """Test set: a fraction of the targets (below 1) or a size (1 or more)."""
     min_cited_in_vault: float = DEFAULT_MIN_CITED_IN_VAULT
+    """Share of a target's resolved references that must be vault papers for it to be kept."""
     classifier: str = "auto"
+    """Who classifies cited works: `extractive`, `llm` (the ideas stage's LLM backend) or `auto`."""
 
     def __post_init__(self) -> None:
         for name in ("validation", "test"):
