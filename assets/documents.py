@@ -5,13 +5,14 @@ and the record of every conversion that makes it incremental."""
 import dagster as dg
 from pydantic import Field
 
+from vault_pipeline import overview
 from vault_pipeline.documents import quality
 from vault_pipeline.documents.build import build_documents
 from vault_pipeline.documents.settings import STAGE, DocumentsSettings
 from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
 
 from .config import stage_config
-from .metadata import check_result, counts_table, table_path, table_spec
+from .metadata import bar_chart, check_result, counts_table, table_path, table_spec
 from .resources import VaultResource
 
 DocumentsRunConfig = stage_config(
@@ -44,6 +45,7 @@ def documents(context: dg.AssetExecutionContext, config: DocumentsRunConfig,
             "reused": report.reused,
             "resumed": report.resumed,
             "by_status": counts_table(report.by_status, "status"),
+            "by_status_chart": bar_chart(overview.top(report.by_status), "Documents by status"),
             "by_source": counts_table(report.by_source, "source"),
             "success_rate_by_source": dg.MetadataValue.json(rates),
             "path": table_path(paths, DOCUMENTS),

@@ -5,8 +5,9 @@ untouched half of the labelled set), kept under `$VAULT_HOME/integrity/`."""
 import dagster as dg
 
 from vault_pipeline.integrity.report import build_report, clean_outcome, read_latest, write_report
+from vault_pipeline.overview import integrity_rates
 
-from .metadata import check_result
+from .metadata import bar_chart, check_result, rates_table
 from .resources import VaultResource
 
 
@@ -40,6 +41,9 @@ def integrity_report(context: dg.AssetExecutionContext,
         "heldout_clean_kept": dg.MetadataValue.float(
             held.get("combined", {}).get("clean_kept", 0.0)),
         "labelled_heldout": dg.MetadataValue.json(report["labelled_heldout"]),
+        "rates": rates_table(integrity_rates(report)),
+        "rates_chart": bar_chart(integrity_rates(report), "Leak and quarantine rates",
+                                 percent=True),
         "path": dg.MetadataValue.path(str(path)),
     })
 

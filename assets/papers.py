@@ -3,11 +3,11 @@
 
 import dagster as dg
 
-from vault_pipeline import papers_quality
+from vault_pipeline import overview, papers_quality
 from vault_pipeline.papers import build_papers
 from vault_pipeline.schemas import PAPERS, PAPERS_REJECTED
 
-from .metadata import check_result, counts_table, table_path, table_spec
+from .metadata import bar_chart, check_result, counts_table, table_path, table_spec, year_chart
 from .resources import VaultResource
 
 
@@ -33,7 +33,10 @@ def papers(context: dg.AssetExecutionContext, vault: VaultResource):
             "snapshots_streamed": report.streamed_files,
             "streaming_passes": report.stream_passes,
             "by_year": counts_table(stats["by_year"], "year"),
+            "by_year_chart": year_chart(stats["by_year"], "Papers by year"),
             "by_primary_category": counts_table(stats["by_primary_category"], "category"),
+            "by_primary_category_chart": bar_chart(overview.top(stats["by_primary_category"]),
+                                                   "Papers by primary category"),
             "by_source": counts_table(stats["by_source"], "source"),
             "path": table_path(paths, PAPERS),
         },

@@ -3,6 +3,7 @@
 
 import dagster as dg
 
+from vault_pipeline import overview
 from vault_pipeline.ideas.settings import IdeasSettings
 from vault_pipeline.schemas import SPLITS
 from vault_pipeline.splits import quality
@@ -11,7 +12,7 @@ from vault_pipeline.splits.classifiers import make_classifier
 from vault_pipeline.splits.settings import STAGE, SplitSettings
 
 from .config import stage_config
-from .metadata import check_result, counts_table, table_attrs, table_path
+from .metadata import bar_chart, check_result, counts_table, table_attrs, table_path
 from .resources import VaultResource
 
 SplitsConfig = stage_config(
@@ -40,6 +41,7 @@ def splits(context: dg.AssetExecutionContext, config: SplitsConfig,
         "post_cutoff_papers": report.post_cutoff,
         "citations_known": report.citations_known,
         "by_split": counts_table(report.counts, "split"),
+        "by_split_chart": bar_chart(overview.split_sizes(report.counts), "Papers by split"),
         "excluded_by_reason": counts_table(report.excluded_by_reason, "reason"),
         "warnings": dg.MetadataValue.json(report.warnings),
         "path": table_path(paths, SPLITS),

@@ -610,6 +610,28 @@ def eval_report(
 
 
 @app.command()
+def report(
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Where to write the page (default: report.html in the vault).")
+    ] = None,
+    home: HomeOption = None,
+) -> None:
+    """Write a self-contained HTML page of the vault's state: papers by year and category,
+    split sizes, document statuses, leak and quarantine rates (charts and figures)."""
+    from .overview import collect
+    from .overview_html import write
+
+    paths = _vault(home)
+    try:
+        written = write(collect(paths), out or paths.home / "report.html")
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"cannot write the report: {exc.strerror or exc}") from None
+    typer.echo(f"report written to {written}")
+
+
+@app.command()
 def verify(home: HomeOption = None) -> None:
     """Check every raw file against its sha256: missing, truncated or altered files are
     listed (restore them with `vault import` of the originals); exit 1 if any."""
