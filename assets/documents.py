@@ -9,6 +9,7 @@ from vault_pipeline import overview
 from vault_pipeline.documents import quality
 from vault_pipeline.documents.build import build_documents
 from vault_pipeline.documents.settings import STAGE, DocumentsSettings
+from vault_pipeline.progress import for_stage
 from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
 
 from .config import stage_config
@@ -33,7 +34,7 @@ def documents(context: dg.AssetExecutionContext, config: DocumentsRunConfig,
               vault: VaultResource):
     paths = vault.paths()
     settings = DocumentsSettings.resolve(paths.home, config.model_dump())
-    report = build_documents(paths, settings.config())
+    report = build_documents(paths, settings.config(), progress=for_stage("documents"))
     context.log.info(f"documents: {report.rows} rows; {report.converted} converted, "
                      f"{report.reused} reused, {report.resumed} resumed from a crashed run")
     rates = quality.success_rates(paths.store)

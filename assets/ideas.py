@@ -7,6 +7,7 @@ import dagster as dg
 from vault_pipeline.ideas import quality
 from vault_pipeline.ideas.build import VIEWS_STAGE, build_masked_records
 from vault_pipeline.ideas.settings import STAGE, IdeasSettings
+from vault_pipeline.progress import for_stage
 from vault_pipeline.schemas import LLM_FAILURES, MASKED_RECORDS
 
 from .config import stage_config
@@ -29,7 +30,8 @@ def masked_records(context: dg.AssetExecutionContext, config: IdeasRunConfig,
                    vault: VaultResource):
     paths = vault.paths()
     settings = IdeasSettings.resolve(config.model_dump(), home=paths.home)
-    report = build_masked_records(paths, settings, log=context.log.info)
+    report = build_masked_records(paths, settings, log=context.log.info,
+                                  progress=for_stage("masked_records"))
     yield dg.MaterializeResult(
         asset_key="masked_records",
         metadata={

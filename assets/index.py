@@ -22,6 +22,7 @@ from vault_pipeline.index.lance_index import (
     index_metadata,
     open_index,
 )
+from vault_pipeline.progress import for_stage
 from vault_pipeline.schemas import VIEWS_INDEX
 
 from .metadata import check_result, counts_table, table_attrs
@@ -55,7 +56,8 @@ def index(context: dg.AssetExecutionContext, config: IndexConfig,
     embedder = load_embedder(EmbedderSettings(config.model, config.batch_size, config.device,
                                               config.allow_download, config.backend))
     report = build_index(paths, embedder, IndexSettings(
-        ann_min_rows=config.ann_min_rows, exclude_evaluation=config.exclude_evaluation))
+        ann_min_rows=config.ann_min_rows, exclude_evaluation=config.exclude_evaluation),
+        progress=for_stage("index"))
     if config.backend == "torch":  # export for searches now, while torch is loaded anyway
         with contextlib.suppress(VaultError):
             load_query_embedder(config.model)

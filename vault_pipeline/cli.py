@@ -232,7 +232,9 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
                 typer.echo(f"  {len(wanted) - len(due)} asset(s) up to date, skipped")
                 selection = dg.AssetSelection.assets(*due)
                 run_config = _config_for(run_config, due, nodes)
-        with _user_errors_in_one_line():
+        from .cli_progress import stage_bars
+
+        with _user_errors_in_one_line(), stage_bars():
             result = dg.materialize(
                 everything, instance=instance, resources=defs.resources, selection=selection,
                 raise_on_error=False,

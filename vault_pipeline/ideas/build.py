@@ -19,6 +19,7 @@ import polars as pl
 from ..integrity.gate import PLAIN_TEXT, Gate, gate_key, mask_plain, paper_gate
 from ..integrity.llm_judge import judge_for
 from ..paths import VaultPaths
+from ..progress import Progress, no_progress
 from ..records.masked import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
 from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
 from ..stages import Counts, Stage
@@ -133,7 +134,8 @@ IDEAS_TABLES = StageTables(MASKED_RECORDS, LLM_FAILURES, key="arxiv_id", scratch
 
 
 def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
-                         backend: Backend | None = None, log=print) -> IdeasReport:
+                         backend: Backend | None = None, log=print,
+                         progress: Progress = no_progress) -> IdeasReport:
     """Decompose every paper that has no record (or failure) for its current input hash."""
     started = time.perf_counter()
     own_backend = backend is None
@@ -165,6 +167,7 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
         counts = run_incremental(
             paths, IDEAS_TABLES, requests, decompose, batch_size=settings.batch_size,
             retry_failures=settings.retry_failures, log=log, label="ideas", unit="papers",
+            progress=progress,
             action=f"decompose with {backend.name} ({backend.model}, prompt {prompt_version})")
         report.reused, report.processed = counts.reused, counts.processed
         report.records, report.quarantined = counts.records, counts.quarantined

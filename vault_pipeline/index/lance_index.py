@@ -29,6 +29,7 @@ import pyarrow as pa
 from ..errors import VaultError
 from ..evalsets.contamination import evaluation_papers
 from ..paths import VaultPaths
+from ..progress import Progress, no_progress
 from ..schemas import SPLITS, VIEWS_INDEX
 from ..splits.build import VAULT
 from ..splits.inputs import CleanViews, clean_views
@@ -210,9 +211,11 @@ def _open_or_create(db, schema: pa.Schema, embedder: Embedder, report: IndexRepo
 
 
 def build_index(paths: VaultPaths, embedder: Embedder,
-                settings: IndexSettings | None = None) -> IndexReport:
+                settings: IndexSettings | None = None,
+                progress: Progress = no_progress) -> IndexReport:
     """Bring the index in step with the vault: embed new and changed views, update moved
-    metadata, delete what left, then refresh the full-text and ANN indexes."""
+    metadata, delete what left, then refresh the full-text and ANN indexes; ``progress``
+    hears of each batch of views embedded."""
     settings = settings or IndexSettings()
     rows, views, cutoff = vault_rows(paths, settings.exclude_evaluation)
     report = IndexReport(embedder=embedder.name, dimension=embedder.dimension, cutoff=cutoff)
@@ -247,6 +250,7 @@ def build_index(paths: VaultPaths, embedder: Embedder,
         report.embed_seconds += time.perf_counter() - started
         _upsert(table, _to_arrow(chunk, vectors, schema))
         report.embedded += chunk.height
+        progress(chunk.height, to_embed.height, "index: embedding views")
     for chunk in _chunks(moved.select(rows.columns), 500):
         old = table.search().where(_key_filter(chunk)).select([*KEY, "vector"]) \
             .limit(chunk.height).to_arrow()
