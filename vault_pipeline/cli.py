@@ -704,6 +704,17 @@ def search_(
         typer.echo(json.dumps(hit, default=str, ensure_ascii=False))
     if not hits:
         typer.secho("no result: nothing in the index matches these filters", err=True)
+    _done_now()
+
+
+def _done_now() -> None:
+    """End a one-shot command that has printed everything without the interpreter's teardown
+    (freeing the model and the engine's threads takes half a second); only as the `vault`
+    program itself, never inside a caller's process (tests, notebooks)."""
+    if Path(sys.argv[0]).name == "vault" and sys.stdout is sys.__stdout__:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 @app.command()
