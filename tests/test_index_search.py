@@ -288,3 +288,22 @@ def test_index_names_without_the_schema_module_match_it() -> None:
     from vault_pipeline.schemas import VIEWS_INDEX
 
     assert VIEWS_INDEX.name == layout.TABLE
+
+
+def test_vault_program_prints_every_hit_before_its_quick_exit(built) -> None:
+    import json
+    import os
+    import subprocess
+    from pathlib import Path
+
+    paths, _ = built
+    vault = Path(sys.executable).with_name("vault")
+    done = subprocess.run([str(vault), "search", "latency", "--k", "4", "--local",
+                           "--home", str(paths.home)], capture_output=True, text=True,
+                          env={**os.environ, "VAULT_HOME": str(paths.home)})
+    assert done.returncode == 0, done.stderr
+    hits = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [h["rank"] for h in hits] == [1, 2, 3, 4]
+    nothing = subprocess.run([str(vault), "search", "zzzq", "--mode", "text", "--local",
+                              "--home", str(paths.home)], capture_output=True, text=True)
+    assert nothing.returncode == 0 and "no result" in nothing.stderr
