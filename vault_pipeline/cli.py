@@ -9,7 +9,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
 import warnings
@@ -859,12 +858,14 @@ def demo(home: HomeOption = None) -> None:
 def dev(ctx: typer.Context, home: HomeOption = None) -> None:
     """Start the Dagster UI and daemon (`dagster dev`) on this vault; extra args pass through
     (`-h HOST` is Dagster's host, not help)."""
+    import importlib.util
+
     paths = _paths(home)
     _instance(paths)
-    own = Path(sys.executable).with_name("dagster")  # this environment's, activated or not
-    executable = str(own) if own.exists() else shutil.which("dagster")
-    if executable is None:
-        raise _fail("the `dagster` command is not installed in this environment")
+    if importlib.util.find_spec("dagster") is None:
+        raise _fail("Dagster is not installed in this environment")
     env = os.environ | {"VAULT_HOME": str(paths.home)}
-    command = [executable, "dev", "-m", "vault_pipeline.definitions", *ctx.args]
+    # this interpreter's Dagster, activated or not, whatever the `dagster` script's first line
+    command = [sys.executable, "-m", "dagster", "dev", "-m", "vault_pipeline.definitions",
+               *ctx.args]
     raise typer.Exit(subprocess.call(command, env=env))
