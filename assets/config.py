@@ -11,7 +11,7 @@ from typing import Any
 import dagster as dg
 import pydantic
 
-from vault_pipeline.config import env_name, settings_fields
+from vault_pipeline.config import env_name, field_docs, settings_fields
 
 
 def _config_type(annotation: Any) -> Any:
@@ -31,10 +31,13 @@ def _config_type(annotation: Any) -> Any:
 
 
 def stage_config(settings: type, stage: str, name: str, doc: str,
+                 base: type[dg.Config] = dg.Config,
                  **extra: tuple[Any, Any]) -> type[dg.Config]:
-    """A `dg.Config` class with one optional field per settings field (``extra`` adds or
-    replaces fields, as pydantic ``(type, default)`` pairs)."""
+    """A `dg.Config` class (a subclass of ``base``) with one optional field per settings
+    field, described by the field's docstring (``extra`` adds or replaces fields, as
+    pydantic ``(type, default)`` or ``(type, Field(...))`` pairs)."""
     defaults = {f.name: f.default for f in dataclasses.fields(settings)}
+    docs = field_docs(settings)
     fields: dict[str, Any] = {}
     for field, annotation in settings_fields(settings).items():
         kind = _config_type(annotation)
@@ -42,6 +45,7 @@ def stage_config(settings: type, stage: str, name: str, doc: str,
             continue
         default = defaults[field]
         shown = "" if default is dataclasses.MISSING else f"default {default!r}; "
-        fields[field] = (kind | None, pydantic.Field(default=None, description=(
-            f"{shown}unset: `vault.toml` [{stage}], then {env_name(stage, field)}")))
-    return pydantic.create_model(name, __base__=dg.Config, __doc__=doc, **fields, **extra)
+        layers = f"{shown}unset: `vault.toml` [{stage}], then {env_name(stage, field)}"
+        described = f"{docs[field]} ({layers})" if field in docs else layers
+        fields[field] = (kind | None, pydantic.Field(default=None, description=described))
+    return pydantic.create_model(name, __base__=base, __doc__=doc, **fields, **extra)

@@ -3,6 +3,7 @@ and the record of every conversion that makes it incremental."""
 
 
 import dagster as dg
+from pydantic import Field
 
 from vault_pipeline.documents import quality
 from vault_pipeline.documents.stage import STAGE
@@ -18,7 +19,9 @@ documents = stage_asset(STAGE, kinds_of={
 
 
 class SuccessFloorConfig(dg.Config):
-    min_success_rate: float = quality.DEFAULT_MIN_SUCCESS_RATE
+    min_success_rate: float = Field(
+        quality.DEFAULT_MIN_SUCCESS_RATE,
+        description="Least share of each source's inputs (LaTeX, PDF) that must convert.")
 
 
 @dg.asset_check(asset="documents", description="Each source (LaTeX, PDF) converts at least "

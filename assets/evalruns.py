@@ -3,6 +3,8 @@ InnoEval tasks), its calls cached by input hash, its predictions and metrics. Ne
 the default selection (it needs an LLM): run it with `--select group:evaluation_runs` and a
 config naming the backend and model."""
 
+from pydantic import Field
+
 from vault_pipeline.evalruns.settings import EvalRunSettings
 from vault_pipeline.evalruns.stage import STAGE
 
@@ -16,7 +18,10 @@ EvalRunConfig = stage_config(
     "the defaults of `vault_pipeline.evalruns.settings.EvalRunSettings`; the backend is "
     "configured as the ideas stage's, under `ideas`; the summaries' backend under "
     "`summarizer` (unset: the run's own).",
-    ideas=(IdeasRunConfig, IdeasRunConfig()), summarizer=(IdeasRunConfig, IdeasRunConfig()))
+    ideas=(IdeasRunConfig, Field(IdeasRunConfig(), description=(
+        "The evaluator's backend, as the ideas stage's (`backend`, `model`, ...)."))),
+    summarizer=(IdeasRunConfig, Field(IdeasRunConfig(), description=(
+        "The summaries' backend, as the ideas stage's; unset fields: the evaluator's."))))
 
 evaluation_runs = stage_asset(STAGE, config=EvalRunConfig)
 

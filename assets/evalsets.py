@@ -6,6 +6,7 @@ import json
 
 import dagster as dg
 import polars as pl
+from pydantic import Field
 
 from vault_pipeline.evalsets import quality
 from vault_pipeline.evalsets.settings import EvalSetsSettings
@@ -31,7 +32,8 @@ EvalSetsConfig = stage_config(
     "extraction uses the ideas stage's backends, configured as there under `ideas` "
     "(`backend`, `model`, ...), else `VAULT_IDEAS_<FIELD>`, else the offline extractive "
     "default; `prompt` names the idea prompt file.",
-    ideas=(IdeasRunConfig, IdeasRunConfig()))
+    ideas=(IdeasRunConfig, Field(IdeasRunConfig(), description=(
+        "Backend of idea extraction, as the ideas stage's (`backend`, `model`, ...)."))))
 
 
 def _values(config: dg.Config) -> dict:

@@ -7,6 +7,7 @@ the raw zone; the raw-zone sensor rebuilds the tables from there."""
 from datetime import timedelta
 
 import dagster as dg
+from pydantic import Field
 
 from vault_pipeline.sources import fulltext, oai_pmh, semantic_scholar
 from vault_pipeline.sources.config import HarvestConfig
@@ -16,9 +17,13 @@ from .resources import HARVEST_GROUP, VaultResource
 
 
 class OaiHarvestConfig(dg.Config):
-    metadata_prefix: str | None = None
-    oai_set: str | None = None
-    force: bool = False
+    metadata_prefix: str | None = Field(None, description=(
+        "OAI-PMH metadata format (`arXiv`, `arXivRaw`, `oai_dc`); unset: the harvest "
+        "config's."))
+    oai_set: str | None = Field(None, description=(
+        "OAI set to list (`cs`, `physics:hep-th`); unset: the harvest config's."))
+    force: bool = Field(False, description=(
+        "List the whole window again, even days already harvested completely."))
 
 
 def arxiv_oai_harvest_asset(config: HarvestConfig) -> dg.AssetsDefinition:
@@ -58,9 +63,13 @@ def arxiv_oai_harvest_asset(config: HarvestConfig) -> dg.AssetsDefinition:
 
 
 class FulltextConfig(dg.Config):
-    max_files: int | None = None
-    kinds: list[str] | None = None
-    retry_failed: bool = False
+    max_files: int | None = Field(None, description=(
+        "Most files fetched in this run; unset: every planned file."))
+    kinds: list[str] | None = Field(None, description=(
+        "What to fetch: `pdf`, `eprint` (the LaTeX source) or both; unset: the harvest "
+        "config's scope."))
+    retry_failed: bool = Field(False, description=(
+        "Ask again for files whose fetch failed before."))
 
 
 @dg.asset(

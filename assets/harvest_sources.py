@@ -3,6 +3,7 @@ concurrency pool and behind its own shared request clock. Responses land in the 
 `reviews` and `citations` assets parse them from there."""
 
 import dagster as dg
+from pydantic import Field
 
 from vault_pipeline.sources import openreview, semantic_scholar
 from vault_pipeline.sources.config import HarvestConfig
@@ -13,7 +14,8 @@ from .resources import VaultResource
 
 
 class OpenReviewHarvestConfig(dg.Config):
-    refresh: bool = False
+    refresh: bool = Field(False, description=(
+        "List a venue already harvested completely again (new or changed decisions)."))
 
 
 def openreview_harvest_asset(config: HarvestConfig) -> dg.AssetsDefinition:
@@ -43,8 +45,10 @@ def openreview_harvest_asset(config: HarvestConfig) -> dg.AssetsDefinition:
 
 
 class S2HarvestConfig(dg.Config):
-    refresh: bool = False
-    references: bool = True
+    refresh: bool = Field(False, description=(
+        "Ask again for ids looked up within `refresh_days`."))
+    references: bool = Field(True, description=(
+        "Also fetch each paper's references (not only its citation count)."))
 
 
 @dg.asset(

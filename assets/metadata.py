@@ -1,10 +1,11 @@
 """Turn the library's schemas and counts into Dagster metadata the UI renders."""
 
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import dagster as dg
 
+from vault_pipeline import charts, overview
 from vault_pipeline.checks import Outcome
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.schemas import TableSchema
@@ -49,6 +50,27 @@ def counts_table(counts: Mapping[str, int], label: str) -> dg.MetadataValue:
                                      dg.TableColumn("rows", "int")])
     return dg.MetadataValue.table(
         records=[dg.TableRecord({label: str(k), "rows": int(v)}) for k, v in rows],
+        schema=schema)
+
+
+def bar_chart(items: Sequence[tuple[str, float]], title: str,
+              percent: bool = False) -> dg.MetadataValue:
+    """Horizontal bars (categories, statuses, rates) the UI shows as a picture."""
+    return dg.MetadataValue.md(charts.markdown_image(charts.bars(items, title, percent=percent),
+                                                     title))
+
+
+def year_chart(counts: Mapping[str, int], title: str) -> dg.MetadataValue:
+    """Columns by year, every year from the first to the last, as a picture."""
+    return dg.MetadataValue.md(charts.markdown_image(charts.columns(overview.years(counts),
+                                                                    title), title))
+
+
+def rates_table(rates: Sequence[tuple[str, float]]) -> dg.MetadataValue:
+    schema = dg.TableSchema(columns=[dg.TableColumn("rate", "string"),
+                                     dg.TableColumn("value", "float")])
+    return dg.MetadataValue.table(
+        records=[dg.TableRecord({"rate": k, "value": round(v, 6)}) for k, v in rates],
         schema=schema)
 
 

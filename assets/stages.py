@@ -9,10 +9,20 @@ from typing import Any
 
 import dagster as dg
 
-from vault_pipeline.stages import Artifact, Counts, Markdown, Output, Rows, RunContext, Stage
+from vault_pipeline.progress import for_stage
+from vault_pipeline.stages import (
+    Artifact,
+    Chart,
+    Counts,
+    Markdown,
+    Output,
+    Rows,
+    RunContext,
+    Stage,
+)
 
 from .config import stage_config
-from .metadata import column_schema, counts_table, table_path, table_spec
+from .metadata import bar_chart, column_schema, counts_table, table_path, table_spec, year_chart
 from .resources import VaultResource
 
 PARQUET = frozenset({"polars", "parquet"})
@@ -24,6 +34,9 @@ def _metadata(figures: Mapping[str, object]) -> dict[str, object]:
             return counts_table(v.counts, v.label)
         if isinstance(v, Markdown):
             return dg.MetadataValue.md(v)
+        if isinstance(v, Chart):
+            return (year_chart(dict(v.items), v.title) if v.by_year
+                    else bar_chart(v.items, v.title, percent=v.percent))
         if isinstance(v, Rows):
             schema = dg.TableSchema(columns=[dg.TableColumn(c, t) for c, t in v.columns.items()])
             return dg.MetadataValue.table(records=[dg.TableRecord(dict(r)) for r in v.records],
@@ -56,7 +69,7 @@ def set_values(config: dg.Config) -> dict[str, Any]:
             for k, v in config.model_dump().items()}
 
 
-def _config(stage: Stage) -> type[dg.Config]:
+def config_class(stage: Stage) -> type[dg.Config]:
     """The run config of a stage, one optional field per field of its settings class."""
     settings, section = stage.settings, stage.section or stage.name
     written = settings.__doc__ and not settings.__doc__.startswith(f"{settings.__name__}(")
@@ -77,12 +90,13 @@ def stage_asset(stage: Stage, kinds: frozenset[str] = PARQUET,
     stage's inputs. ``kinds_of`` gives an output other kinds than ``kinds``; ``config``
     replaces the config generated from the settings class (to document it, or to nest
     another stage's); ``values`` turns the run config into settings values."""
-    config = config or _config(stage)
+    config = config or config_class(stage)
 
     def _asset(context: dg.AssetExecutionContext, config, vault: VaultResource):
         paths = vault.paths()
         settings = stage.resolve(paths.home, values(config))
-        report = stage.run(paths, settings, RunContext(context.run_id, context.log.info))
+        report = stage.run(paths, settings, RunContext(context.run_id, context.log.info,
+                                                         for_stage(stage.name)))
         for warning in stage.warnings(report):
             context.log.warning(warning)
         context.log.info(stage.describe(report))

@@ -220,3 +220,90 @@ def test_index_before_splits_or_views_is_a_clear_error(vault_paths, embedder) ->
         build_index(vault_paths, embedder)
     with pytest.raises(VaultError, match="index does not exist"):
         search_vault(vault_paths, "latency")
+
+
+NATIVE_CASES = [
+    ("latency", {}),
+    ("expert routing capacity", {"view": "intuition"}),
+    ("olfactory receptor odour", {"before": date(2024, 3, 1)}),
+    ("routing", {"same_field": "cs"}),
+    ("latency", {"other_fields": "cs.IR,cs.LG"}),
+    ("zzzq nothing matches this text", {}),
+    ("latency", {"before": date(1990, 1, 1)}),
+]
+
+
+@pytest.mark.parametrize("ann", [False, True])
+def test_native_engine_answers_as_the_lancedb_package(built, embedder, ann) -> None:
+    """The one-shot path (LanceDB's engine without its package) returns the package's hits,
+    scores included, in every mode, with filters, before and after an ANN index."""
+    paths, _ = built
+    if ann:
+        assert build_index(paths, embedder, IndexSettings(ann_min_rows=20)).ann_index
+    compared = 0
+    for text, filters in NATIVE_CASES:
+        for mode in ("hybrid", "vector", "text"):
+            for k in (1, 7, 60):
+                kwargs = {"k": k, "filters": SearchFilters(**filters), "mode": mode}
+                native = search_vault(paths, text, engine="native", **kwargs)
+                package = search_vault(paths, text, engine="lancedb", **kwargs)
+                assert [h.as_dict() for h in native] == [h.as_dict() for h in package], \
+                    (text, filters, mode, k)
+                compared += len(native)
+    assert compared > 100  # the cases do return hits
+
+
+def test_rrf_fusion_keeps_merge_order_on_ties() -> None:
+    from vault_pipeline.index.native import rrf_fuse
+
+    vector = [{"_rowid": 1, "_distance": 0.1}, {"_rowid": 2, "_distance": 0.2}]
+    text = [{"_rowid": 2, "_score": 3.0}, {"_rowid": 1, "_score": 2.0}, {"_rowid": 3, "_score": 1}]
+    fused = rrf_fuse(vector, text)
+    assert [r["_rowid"] for r in fused] == [1, 2, 3]  # 1 and 2 tie: vector order kept
+    assert fused[0]["_relevance_score"] == pytest.approx(1 / 61 + 1 / 62, rel=1e-6)
+    assert "_distance" not in fused[0] and "_score" not in fused[0]
+
+
+def test_cli_search_does_not_import_the_lancedb_package(built, monkeypatch) -> None:
+    import json
+    import os
+    import subprocess
+
+    paths, _ = built
+    code = ("import sys; from vault_pipeline.cli import app\n"
+            "try:\n    app()\nexcept SystemExit:\n    pass\n"
+            "print('LOADED' if 'lancedb' in sys.modules or 'polars' in sys.modules else 'LIGHT')")
+    out = subprocess.run(
+        [sys.executable, "-c", code, "search", "expert routing capacity", "--k", "2",
+         "--home", str(paths.home), "--local"], capture_output=True, text=True, check=True,
+        env={**os.environ, "VAULT_HOME": str(paths.home)}).stdout.splitlines()
+    assert out[-1] == "LIGHT"
+    hits = [json.loads(line) for line in out[:-1]]
+    expected = search_vault(paths, "expert routing capacity", k=2, engine="lancedb")
+    assert [h["arxiv_id"] for h in hits] == [h.arxiv_id for h in expected]
+
+
+def test_index_names_without_the_schema_module_match_it() -> None:
+    from vault_pipeline.index import layout
+    from vault_pipeline.schemas import VIEWS_INDEX
+
+    assert VIEWS_INDEX.name == layout.TABLE
+
+
+def test_vault_program_prints_every_hit_before_its_quick_exit(built) -> None:
+    import json
+    import os
+    import subprocess
+    from pathlib import Path
+
+    paths, _ = built
+    vault = Path(sys.executable).with_name("vault")
+    done = subprocess.run([str(vault), "search", "latency", "--k", "4", "--local",
+                           "--home", str(paths.home)], capture_output=True, text=True,
+                          env={**os.environ, "VAULT_HOME": str(paths.home)})
+    assert done.returncode == 0, done.stderr
+    hits = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [h["rank"] for h in hits] == [1, 2, 3, 4]
+    nothing = subprocess.run([str(vault), "search", "zzzq", "--mode", "text", "--local",
+                              "--home", str(paths.home)], capture_output=True, text=True)
+    assert nothing.returncode == 0 and "no result" in nothing.stderr

@@ -9,7 +9,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
 import warnings
@@ -232,7 +231,9 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
                 typer.echo(f"  {len(wanted) - len(due)} asset(s) up to date, skipped")
                 selection = dg.AssetSelection.assets(*due)
                 run_config = _config_for(run_config, due, nodes)
-        with _user_errors_in_one_line():
+        from .cli_progress import stage_bars
+
+        with _user_errors_in_one_line(), stage_bars():
             result = dg.materialize(
                 everything, instance=instance, resources=defs.resources, selection=selection,
                 raise_on_error=False,
@@ -615,6 +616,28 @@ def eval_report(
 
 
 @app.command()
+def report(
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Where to write the page (default: report.html in the vault).")
+    ] = None,
+    home: HomeOption = None,
+) -> None:
+    """Write a self-contained HTML page of the vault's state: papers by year and category,
+    split sizes, document statuses, leak and quarantine rates (charts and figures)."""
+    from .overview import collect
+    from .overview_html import write
+
+    paths = _vault(home)
+    try:
+        written = write(collect(paths), out or paths.home / "report.html")
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"cannot write the report: {exc.strerror or exc}") from None
+    typer.echo(f"report written to {written}")
+
+
+@app.command()
 def verify(home: HomeOption = None) -> None:
     """Check every raw file against its sha256: missing, truncated or altered files are
     listed (restore them with `vault import` of the originals); exit 1 if any."""
@@ -685,6 +708,17 @@ def search_(
         typer.echo(json.dumps(hit, default=str, ensure_ascii=False))
     if not hits:
         typer.secho("no result: nothing in the index matches these filters", err=True)
+    _done_now()
+
+
+def _done_now() -> None:
+    """End a one-shot command that has printed everything without the interpreter's teardown
+    (freeing the model and the engine's threads takes half a second); only as the `vault`
+    program itself, never inside a caller's process (tests, notebooks)."""
+    if Path(sys.argv[0]).name == "vault" and sys.stdout is sys.__stdout__:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 @app.command()
@@ -829,12 +863,14 @@ def demo(home: HomeOption = None) -> None:
 def dev(ctx: typer.Context, home: HomeOption = None) -> None:
     """Start the Dagster UI and daemon (`dagster dev`) on this vault; extra args pass through
     (`-h HOST` is Dagster's host, not help)."""
+    import importlib.util
+
     paths = _paths(home)
     _instance(paths)
-    own = Path(sys.executable).with_name("dagster")  # this environment's, activated or not
-    executable = str(own) if own.exists() else shutil.which("dagster")
-    if executable is None:
-        raise _fail("the `dagster` command is not installed in this environment")
+    if importlib.util.find_spec("dagster") is None:
+        raise _fail("Dagster is not installed in this environment")
     env = os.environ | {"VAULT_HOME": str(paths.home)}
-    command = [executable, "dev", "-m", "vault_pipeline.definitions", *ctx.args]
+    # this interpreter's Dagster, activated or not, whatever the `dagster` script's first line
+    command = [sys.executable, "-m", "dagster", "dev", "-m", "vault_pipeline.definitions",
+               *ctx.args]
     raise typer.Exit(subprocess.call(command, env=env))

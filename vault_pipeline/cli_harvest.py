@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from .cli_progress import bars
 from .errors import VaultError
 from .lazy import lazy_import
 from .paths import VaultPaths
@@ -66,9 +66,8 @@ def _reporting(command: Callable[..., None]) -> Callable[..., None]:
 @contextlib.contextmanager
 def _context(home: Path | None, config: Path | None) -> Iterator[HarvestContext]:
     paths = VaultPaths.from_env(home).ensure()
-    with sources_context.HarvestContext.open(paths, load_config(paths, config)) as ctx, Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), transient=False) as bar:
+    with sources_context.HarvestContext.open(paths, load_config(paths, config)) as ctx, \
+            bars() as bar:
         task = bar.add_task("starting", total=None)
 
         def advance(done: int, total: int | None, note: str) -> None:

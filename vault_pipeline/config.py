@@ -5,13 +5,22 @@ fields and their defaults; values then come, each layer over the one before:
              < environment `VAULT_<STAGE>_<FIELD>` < run config < CLI flags
 
 A value of None in the run config or the flags means "not set". Nothing is read at import
-time: a stage resolves its settings when it runs, for the data root it runs on."""
+time: a stage resolves its settings when it runs, for the data root it runs on.
+
+Each field is documented by the string right under it (an attribute docstring, as in
+pydantic's ``use_attribute_docstrings``); :func:`field_docs` reads them, and the generated
+Dagster run config shows them in the launchpad."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import functools
+import inspect
+import itertools
 import json
 import os
+import textwrap
 import tomllib
 import types
 import typing
@@ -109,3 +118,22 @@ def settings_fields(cls: type) -> dict[str, Any]:
     """Each field of a settings dataclass and its type, in declaration order."""
     hints = typing.get_type_hints(cls)
     return {f.name: hints[f.name] for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+
+
+@functools.cache
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each field of a settings dataclass (its own and its bases'), by
+    field name; fields without one are absent."""
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__[:-1]):
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError, SyntaxError):  # no source (built-in, interactive)
+            continue
+        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+        for field, after in itertools.pairwise(body):
+            if (isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)
+                    and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+                    and isinstance(after.value.value, str)):
+                docs[field.target.id] = " ".join(after.value.value.split())
+    return docs

@@ -28,7 +28,7 @@ from typing import TypeVar
 import polars as pl
 import pyarrow.parquet as pq
 
-from . import papers_quality
+from . import overview, papers_quality
 from .errors import RawFormatError
 from .parse import METADATA_KINDS, Batch, ParseReject, parse_raw_file
 from .parse.finalize import finalize, finalize_plan, rejected_rows, valid_rows
@@ -42,7 +42,7 @@ from .parse.snapshot import (
 from .paths import VaultPaths
 from .raw.zone import RawFile, RawZone
 from .schemas import PAPERS, PAPERS_REJECTED
-from .stages import Counts, NoSettings, RunContext, Stage, StageResult
+from .stages import Chart, Counts, NoSettings, RunContext, Stage, StageResult
 
 # On a tie of dates and versions, prefer the richer source.
 SOURCE_RANK = {"oai_arXivRaw": 0, "oai_arXiv": 1, "arxiv_snapshot": 2, "arxiv_api": 3,
@@ -306,7 +306,12 @@ def _papers_figures(run: StageResult[NoSettings, PapersReport]) -> dict:
                       "snapshots_streamed": r.streamed_files,
                       "streaming_passes": r.stream_passes,
                       "by_year": Counts("year", summary["by_year"]),
+                      "by_year_chart": Chart(list(summary["by_year"].items()),
+                                             "Papers by year", by_year=True),
                       "by_primary_category": Counts("category", summary["by_primary_category"]),
+                      "by_primary_category_chart": Chart(
+                          overview.top(summary["by_primary_category"]),
+                          "Papers by primary category"),
                       "by_source": Counts("source", summary["by_source"])},
         PAPERS_REJECTED.name: {"dagster/row_count": r.rejected,
                                "raw_files_failed": r.failed_files}}

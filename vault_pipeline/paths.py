@@ -12,10 +12,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .errors import VaultError
-from .tables import TableStore, table_file
+
+if TYPE_CHECKING:  # the store imports Polars and PyArrow: loaded when a table is touched
+    from .tables import TableStore
 
 DEFAULT_HOME = "vault_home"
 CACHE_ENV = "VAULT_CACHE"
@@ -83,11 +86,15 @@ class VaultPaths:
 
     def table(self, name: str) -> Path:
         """A table's local file (the store builds the name; kept for tools and tests)."""
+        from .tables import table_file
+
         return Path(table_file(self.tables, name))
 
     @property
     def store(self) -> TableStore:
         """The tables, read and written by schema (on the object store, when the root is)."""
+        from .tables import TableStore
+
         if self.remote:
             return TableStore.at_url(f"{self.remote}/tables")
         return TableStore(self.tables)

@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from . import config
 from .paths import VaultPaths
+from .progress import Progress, no_progress
 from .schemas import TableSchema
 
 S = TypeVar("S")
@@ -44,6 +45,17 @@ class Rows:
     columns: Mapping[str, str]
 
 
+@dataclass(frozen=True)
+class Chart:
+    """A figure shown as a picture: bars of (label, value) in the given order, or columns by
+    year (``by_year``: every year from the first to the last)."""
+
+    items: Sequence[tuple[str, float]]
+    title: str
+    percent: bool = False
+    by_year: bool = False
+
+
 Figures = Mapping[str, object]  # a report's figures for one output
 
 
@@ -55,10 +67,11 @@ class NoSettings:
 @dataclass(frozen=True)
 class RunContext:
     """What a run knows of the run it is part of: an id (Dagster's run id; None outside a
-    run) and where progress lines go."""
+    run), where log lines go, and where progress goes (the CLI's bars, or nowhere)."""
 
     run_id: str | None = None
     log: Callable[[str], object] = print
+    progress: Progress = no_progress
 
 
 @dataclass(frozen=True)

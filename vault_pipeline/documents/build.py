@@ -28,6 +28,7 @@ import polars as pl
 from ..executors import Executor
 from ..journal import Journal
 from ..paths import VaultPaths
+from ..progress import Progress, no_progress
 from ..raw.zone import RawZone
 from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS, PAPERS, TableSchema
 from .cleaning import CLEANING_VERSION
@@ -148,11 +149,13 @@ class DocumentsBuild:
 
     def __init__(self, paths: VaultPaths, config: DocumentsConfig,
                  convert: Callable[[Task], Conversion] = convert_task,
-                 executor: Executor | None = None):
+                 executor: Executor | None = None, progress: Progress = no_progress):
         self.paths = paths
         self.config = config
         self.convert = convert
         self.executor = executor
+        self.progress = progress
+        self.planned = 0  # conversions to do in this run, as far as known
         self.journal = Journal(paths.scratch / "documents-journal", {"rows": JOURNAL},
                                flush_every=JOURNAL_FLUSH)
         self.unpack_dir = paths.scratch / "documents-unpack"
@@ -212,6 +215,7 @@ class DocumentsBuild:
         self.report.reused += len(items) - len(todo)
         if not todo:
             return
+        self.planned += len(todo)  # LaTeX first, then PDFs: one total over both
         tasks = {item.sha256: item for item in todo}
         settings = self.config.settings
         work = [Task(item.sha256, item.kind, str(item.path), str(self.unpack_dir), settings)
@@ -223,6 +227,7 @@ class DocumentsBuild:
             self.attempts[task.key] = {k: v for k, v in row.items() if k not in TEXT_COLUMNS}
             self.journal_shas.add(task.key)
             self.report.converted += 1
+            self.progress(1, self.planned, f"documents: converting {task.kind}")
         self.journal.flush()
 
     def _run(self, work: list[Task]) -> Iterable[tuple[Task, Conversion]]:
@@ -368,10 +373,13 @@ def with_abstracts(converted: pl.LazyFrame, papers: pl.LazyFrame) -> pl.LazyFram
 
 def build_documents(paths: VaultPaths, config: DocumentsConfig | None = None,
                     convert: Callable[[Task], Conversion] = convert_task,
-                    executor: Executor | None = None) -> DocumentsReport:
+                    executor: Executor | None = None,
+                    progress: Progress = no_progress) -> DocumentsReport:
     """Rebuild `documents` and `document_attempts`, converting only what is new (on the
-    executor's workers when it is a distributed one)."""
-    return DocumentsBuild(paths, config or DocumentsConfig(), convert, executor).run()
+    executor's workers when it is a distributed one); ``progress`` hears of each conversion
+    done."""
+    return DocumentsBuild(paths, config or DocumentsConfig(), convert, executor,
+                          progress).run()
 
 
 def success_counts(attempts: pl.DataFrame) -> dict[str, tuple[int, int]]:

@@ -26,16 +26,28 @@ class DocumentsSettings:
     the converter version, so changing them converts every document again."""
 
     timeout_s: float = DEFAULT_TIMEOUT_S
+    """Seconds one document may take to convert before its worker is stopped."""
     workers: int = 0  # 0: one per core
+    """Conversion processes; 0: one per core."""
     memory_mb: int = DEFAULT_MEMORY_MB  # 0: no cap
+    """Memory cap of each conversion process, in MB; 0: no cap."""
     max_chars: int = DEFAULT_MAX_CHARS
+    """Characters of text kept per document (the rest is cut at a paragraph)."""
     max_pages: int = PdfLimits().max_pages
+    """PDF pages converted per document."""
     max_unpacked_mb: int = ArchiveLimits().max_unpacked_bytes >> 20
+    """Most MB a LaTeX source archive may unpack to (a guard against archive bombs)."""
     pdf_converter: str = DEFAULT_PDF_CONVERTER  # "fast" (PyMuPDF's own text) or "pymupdf4llm"
+    """`fast` (the default: PyMuPDF's own text with headings, columns and tables, several times
+    faster) or `pymupdf4llm` (its Markdown)."""
     use_layout: bool = False
+    """Let pymupdf4llm run its layout model (slower, better reading order on complex pages)."""
     tables: str = RULED  # "ruled": table search only on pages with ruled lines; "all"; "off"
+    """Pages searched for tables: `ruled` (only pages with ruled lines), `all` or `off`."""
     max_tries: int = 3  # a timeout, crash or error is tried again up to this many times
+    """Times a timeout, crash or error is tried before the document stays failed."""
     retry_failed: bool = False  # try every such failure again now (`--retry-failed`)
+    """Try every document that failed before again in this run."""
 
     @classmethod
     def resolve(cls, home: Path | None = None, run_config: Mapping[str, Any] | None = None,

@@ -7,10 +7,11 @@ and resumes a crashed run."""
 
 from __future__ import annotations
 
+from .. import overview
 from ..executors import ExecutorSettings, make_executor
 from ..paths import VaultPaths
 from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
-from ..stages import Counts, RunContext, Stage, StageResult
+from ..stages import Chart, Counts, RunContext, Stage, StageResult
 from . import quality
 from .build import DocumentsReport, build_documents
 from .settings import STAGE as SECTION
@@ -19,12 +20,13 @@ from .settings import DocumentsSettings
 Result = StageResult[DocumentsSettings, DocumentsReport]
 
 
-def run_documents(paths: VaultPaths, settings: DocumentsSettings, _context: RunContext
+def run_documents(paths: VaultPaths, settings: DocumentsSettings, context: RunContext
                   ) -> Result:
     """The build (on the `[compute]` executor), and the success rate of each source over
     the whole table."""
     executor = make_executor(ExecutorSettings.resolve(paths.home))
-    report = build_documents(paths, settings.config(), executor=executor)
+    report = build_documents(paths, settings.config(), executor=executor,
+                             progress=context.progress)
     return StageResult(report, settings, {"success_rates": quality.success_rates(paths.store)})
 
 
@@ -35,6 +37,8 @@ def _figures(run: Result) -> dict:
         DOCUMENTS.name: {"dagster/row_count": r.rows, "converted_now": r.converted,
                          "reused": r.reused, "resumed": r.resumed,
                          "by_status": Counts("status", r.by_status),
+                         "by_status_chart": Chart(overview.top(r.by_status),
+                                                  "Documents by status"),
                          "by_source": Counts("source", r.by_source),
                          "success_rate_by_source": run.read["success_rates"]},
         DOCUMENT_ATTEMPTS.name: {"dagster/row_count": attempts,

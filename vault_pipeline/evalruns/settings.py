@@ -29,22 +29,41 @@ STAGE = "evalruns"  # `vault.toml [evalruns]`, `VAULT_EVALRUNS_<FIELD>`
 @dataclass(frozen=True)
 class EvalRunSettings:
     run_id: str = "default"
+    """Name of the run: its calls, predictions and metrics are kept under it."""
     tasks: tuple[str, ...] = TASKS
+    """Tasks run: review paradigms (direct, anchor, group, elo, swiss) and InnoEval tasks
+    (idea_point3, idea_point2, idea_pair, idea_group)."""
     inputs: tuple[str, ...] = INPUTS  # what the review paradigms read; each runs on each
+    """What the review paradigms read, each paradigm on each: `abstract`, `vanilla` and
+    `objective` (summaries of the full text made by the summarizer)."""
     model: str | None = None
+    """Evaluator model; unset: the ideas backend's."""
     temperature: float = 0.0
+    """Sampling temperature of the evaluator."""
     seed: int = 0  # groups, Elo pairings and presentation orders; backend seed = seed + repeat
+    """Seed of groups, Elo pairings and presentation orders; the backend's seed is seed + repeat."""
     repeats: int = 1  # test-retest: every call asked this many times (different seeds)
+    """Times every call is asked (test-retest), each with another seed."""
     call_budget: int | None = None  # most new calls a run may make (None: no limit)
+    """Most new calls a run may make; unset: no limit."""
     anchors_k: int = 3
+    """Anchor papers shown with each paper in the anchor paradigm."""
     group_size: int = 5
+    """Papers ranked together in the group paradigm."""
     elo_pairs_per_paper: int = 10
+    """Pairwise comparisons per paper in the Elo paradigm."""
     elo_k: float = 32.0
+    """Elo K-factor."""
     accept_threshold: float = 6.0
+    """Score from which a prediction counts as accept."""
     bootstrap: int = 1000
+    """Bootstrap resamples of each metric's confidence interval."""
     embedder: str = "embedded"  # as the evaluation sets: `embedded`, a model, or `lexical`
+    """Similarity model of the tasks that retrieve: `embedded`, a model, or `lexical`."""
     price_in: float | None = None  # per million prompt tokens, for the cost of each call
+    """Price per million prompt tokens, for the cost of each call."""
     price_out: float | None = None  # per million completion tokens
+    """Price per million completion tokens."""
 
     def cost(self, tokens_in: int, tokens_out: int) -> float | None:
         """What a call's tokens cost at the run's prices (None without prices)."""
@@ -52,9 +71,10 @@ class EvalRunSettings:
             return None
         return (tokens_in * (self.price_in or 0.0) + tokens_out * (self.price_out or 0.0)) / 1e6
     ideas: dict[str, Any] = field(default_factory=dict)  # backend settings (IdeasSettings)
-    # the summaries' backend: these IdeasSettings over `ideas` (e.g. {"backend":
-    # "extractive"} for offline summaries beside an LLM evaluator); empty: the run's own
+    """Backend settings, as the ideas stage's (`backend`, `model`, ...)."""
     summarizer: dict[str, Any] = field(default_factory=dict)
+    """The summaries' backend, as the ideas stage's settings over `ideas` (e.g. `backend:
+    extractive` for offline summaries beside an LLM evaluator); empty: the run's own."""
 
     def __post_init__(self) -> None:
         problems = [f"unknown task {t!r} (known: {', '.join(TASKS)})"

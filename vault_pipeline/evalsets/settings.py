@@ -45,44 +45,74 @@ LEXICAL = "lexical"  # the similarity used when asked for, or when no embedder i
 @dataclass(frozen=True)
 class EvalSetsSettings:
     seed: int = 0
+    """Seed of every sample the sets draw."""
     # idea sets (seed 000)
     idea_venues: tuple[str, ...] = ("ICLR.cc/2025/Conference", "NeurIPS.cc/2025/Conference")
+    """OpenReview venues the idea sets are drawn from."""
     pointwise_quota: dict[str, int] = field(default_factory=lambda: {
         "Reject": 138, "Poster": 66, "Spotlight": 9, "Oral": 4})  # totals over idea_venues
+    """Point-wise papers per decision label, in total over the idea venues (InnoEval's 217)."""
     withdrawn: str = "exclude"  # or "label": Withdrawn / Desk rejected as labels of their own
+    """`exclude` withdrawn and desk-rejected submissions, or `label` them as labels of their own."""
     pair_quota: dict[str, int] = field(default_factory=lambda: {  # totals over idea_venues
         "reject-oral": 172, "poster-oral": 67, "reject-poster": 67, "poster-spotlight": 66})
+    """Pairs per pair type (lower-higher label), in total over the idea venues (InnoEval's 372)."""
     pair_min_similarity: float | None = None  # floor for every pair; None: none
+    """Least similarity of any pair's two ideas; unset: no floor."""
     hard_pair_min_similarity: float | None = 0.4  # floor for hard pairs (close topics)
+    """Least similarity of a hard pair's two ideas (close topics); unset: no floor."""
     groups_per_venue: int = 86
+    """Group-wise sets per venue."""
     group_pool: int = 800  # retrieval: nearest candidates by similarity
+    """Candidates retrieved by similarity for each group."""
     group_top_k: int = 120  # kept after reranking
+    """Candidates kept after reranking."""
     group_min_labels: int = 3  # distinct labels a group must span
+    """Distinct labels a group must span."""
     group_min_similarity: float | None = 0.4  # every member's similarity to the query
+    """Least similarity of every group member to the group's query (keeps the best member on
+    topic); unset: no floor."""
     rerank_area_bonus: float = 0.05  # added to the similarity of a same-primary-area candidate
+    """Added to the similarity of a candidate in the same primary area."""
     rerank_keyword_weight: float = 0.10  # times the Jaccard overlap of author keywords
+    """Weight of the Jaccard overlap of author keywords in reranking."""
     embedder: str = "embedded"  # `embedded`, a model folder or hub id, or `lexical`
+    """Similarity model: `embedded`, a model folder or hub id, or `lexical`."""
     embed_batch_size: int = 64
+    """Texts embedded per batch."""
     # idea extraction: the vault's LLM backends (`backend`, `model`, ... as in the ideas stage)
     prompt: str = "idea_extract.v2"
+    """Prompt file of idea extraction from submissions."""
     ideas: dict[str, Any] = field(default_factory=dict)
+    """Backend settings of idea extraction, as the ideas stage's (`backend`, `model`, ...)."""
     # review-paradigm sets (seed 001)
     review_venue: str = "ICLR.cc/2025/Conference"
+    """Venue of the review-paradigm sets (scored population)."""
     anchor_venue: str = "ICLR.cc/2024/Conference"
+    """Venue of the anchor set."""
     anchor_size: int = 100
+    """Papers in the anchor set (zero-variance ratings)."""
     anchor_min_reviews: int = 2
+    """Reviews an anchor paper needs."""
     accept_threshold: float = 6.0
+    """Mean rating from which a paper counts as accepted."""
     per_bin: int = 30
+    """Papers sampled per integer score bin."""
     dense_bins: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
+    """Score bins sampled `per_bin` papers; every paper is kept in the others."""
     bin_rule: str = "floor"  # integer score bin of a mean rating: floor (5.75 -> 5) or round
+    """Integer bin of a mean rating: `floor` (5.75 -> 5) or `round`."""
     include_withdrawn: bool = False  # in the anchors and the reliability figures
-    # the stratified sample keeps withdrawn / desk-rejected papers that were rated and counts
-    # them as not accepted (`accepted` false), as seed 001 did (18 of its 232); False leaves
-    # them out of the sample unless include_withdrawn
+    """Keep withdrawn papers in the anchors and the reliability figures."""
     withdrawn_as_non_accepted: bool = True
+    """The stratified sample keeps rated withdrawn / desk-rejected papers and counts them as
+    not accepted, as the review-paradigm study did; off: left out unless include_withdrawn."""
     anchors_per_paper: int = 3  # nearest anchors by abstract embedding, kept with each paper
+    """Nearest anchors by abstract embedding kept with each sampled paper."""
     rating_scale: tuple[float, float] = (1.0, 10.0)
+    """Lowest and highest rating of the venue's scale."""
     max_text_chars: int = 30_000
+    """Characters of a paper's full text kept."""
 
     def __post_init__(self) -> None:
         problems = []

@@ -21,6 +21,7 @@ from ..integrity.gate import PLAIN_TEXT, Gate, gate_key, mask_plain, paper_gate
 from ..integrity.llm_judge import judge_for
 from ..isolation import IsolatedPool
 from ..paths import VaultPaths
+from ..progress import Progress, no_progress
 from ..records.masked import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
 from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
 from ..stages import Counts, RunContext, Stage, plain
@@ -176,9 +177,11 @@ IDEAS_TABLES = StageTables(MASKED_RECORDS, LLM_FAILURES, key="arxiv_id", scratch
 
 def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
                          backend: Backend | None = None, log=print,
-                         executor: Executor | None = None) -> IdeasReport:
+                         executor: Executor | None = None,
+                         progress: Progress = no_progress) -> IdeasReport:
     """Decompose every paper that has no record (or failure) for its current input hash
-    (generating on the executor's actors when it is a distributed one)."""
+    (generating on the executor's actors when it is a distributed one); ``progress`` hears
+    of each batch done."""
     started = time.perf_counter()
     own_backend = backend is None
     backend = backend or make_backend(settings)
@@ -213,6 +216,7 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
         counts = run_incremental(
             paths, IDEAS_TABLES, requests, decompose, batch_size=settings.batch_size,
             retry_failures=settings.retry_failures, log=log, label="ideas", unit="papers",
+            progress=progress,
             action=f"decompose with {backend.name} ({backend.model}, prompt {prompt_version})",
             retry=retry_under(settings.pool()) if backend.in_process else None)
         report.reused, report.processed = counts.reused, counts.processed
@@ -234,7 +238,8 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
 def run_masked_records(paths: VaultPaths, settings: IdeasSettings, context: RunContext
                        ) -> IdeasReport:
     executor = make_executor(ExecutorSettings.resolve(paths.home))
-    return build_masked_records(paths, settings, log=context.log, executor=executor)
+    return build_masked_records(paths, settings, log=context.log, executor=executor,
+                                progress=context.progress)
 
 
 MASKED_RECORDS_STAGE = Stage(

@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from ..journal import Journal
 from ..paths import VaultPaths
+from ..progress import Progress, no_progress
 from ..schemas import TableSchema
 from .backends.base import Request
 
@@ -74,12 +75,14 @@ def run_incremental(paths: VaultPaths, tables: StageTables, requests: Sequence[R
                     decompose: Callable[[list[Request]], BatchRows], *, batch_size: int,
                     retry_failures: bool, log: Callable[[str], object], label: str,
                     unit: str, action: str,
-                    retry: Callable[[str], bool] | None = None) -> IncrementalCounts:
+                    retry: Callable[[str], bool] | None = None,
+                    progress: Progress = no_progress) -> IncrementalCounts:
     """Ask ``decompose`` for every request without a record (or, unless ``retry_failures``,
     a failure) of its input hash, ``batch_size`` at a time (a failure whose reason
     ``retry`` accepts is asked again too), and write both tables: one row
     per requested key, of its current input hash. ``label``, ``unit`` and ``action`` word
-    the log lines, e.g. "ideas: 40 papers, 38 unchanged, 2 to decompose with ..."."""
+    the log lines, e.g. "ideas: 40 papers, 38 unchanged, 2 to decompose with ...";
+    ``progress`` hears of each batch done."""
     counts = IncrementalCounts()
     checkpoints = Journal(paths.scratch / tables.scratch,
                           {"records": tables.records, "failures": tables.failures})
@@ -105,6 +108,7 @@ def run_incremental(paths: VaultPaths, tables: StageTables, requests: Sequence[R
         new_records.append(frames["records"])
         new_failures.append(frames["failures"])
         counts.processed += len(batch)
+        progress(len(batch), len(todo), f"{label}: {unit}")
         log(f"{label}: {counts.processed}/{len(todo)} done "
             f"({len(failures)} quarantined in this batch)")
     current = {r.custom_id for r in requests}

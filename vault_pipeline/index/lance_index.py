@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 # LanceDB's Rust side logs deprecation notices of its own hybrid query on every search;
@@ -32,37 +31,30 @@ from ..evalsets.contamination import evaluation_papers
 from ..executors import Executor
 from ..object_store import storage_options
 from ..paths import VaultPaths
+from ..progress import Progress, no_progress
 from ..schemas import SPLITS, VIEWS_INDEX
 from ..splits.build import VAULT
 from ..splits.inputs import CleanViews, clean_views
 from .embedders import Embedder
+from .layout import (
+    DISTANCE,
+    KEY,
+    META_DIMENSION,
+    META_EMBEDDER,
+    META_SOURCE,
+    TABLE,
+    IndexSettings,
+    index_dir,
+    index_exists,
+    index_uri,
+    metadata_of,
+)
 
 if TYPE_CHECKING:
     import lancedb
 
 log = logging.getLogger(__name__)
 
-TABLE = VIEWS_INDEX.name
-KEY = ("arxiv_id", "view")
-DISTANCE = "dot"  # vectors are unit length: dot product is cosine similarity
-META_EMBEDDER = b"embedder"
-META_DIMENSION = b"dimension"
-META_SOURCE = b"embedder_source"
-
-
-@dataclass(frozen=True)
-class IndexSettings:
-    """``ann_min_rows``: from this many rows on, an IVF_FLAT index is built (full vectors in
-    ``sqrt(rows)`` partitions, ``ann_nprobes`` of them searched exactly); below it every
-    search is exact. IVF_FLAT beat IVF_PQ and IVF_HNSW_SQ here (benchmarks/README.md): its
-    build is several times faster on two cores, and recall is limited only by the partitions
-    probed (80 of 1,000 at 1M rows: recall@10 0.945 at 13 ms p50)."""
-
-    ann_min_rows: int = 20_000
-    batch_rows: int = 2_048
-    ann_partitions: int | None = None  # default: sqrt(rows)
-    ann_nprobes: int = 80
-    exclude_evaluation: bool = True  # papers an evaluation set uses are not retrievable
 
 
 @dataclass
@@ -85,16 +77,6 @@ class IndexReport:
     @property
     def views_per_second(self) -> float | None:
         return self.embedded / self.embed_seconds if self.embed_seconds else None
-
-
-def index_dir(paths: VaultPaths) -> Path:
-    """Where the LanceDB database lives inside a local data root."""
-    return paths.home / "index"
-
-
-def index_uri(paths: VaultPaths) -> str:
-    """Where the LanceDB database lives: under the data root, local or an object store."""
-    return f"{paths.remote}/index" if paths.remote else str(index_dir(paths))
 
 
 def connect(paths: VaultPaths, fresh_s: float | None = None) -> lancedb.DBConnection:
@@ -124,13 +106,12 @@ def open_index(paths: VaultPaths, fresh_s: float | None = None):
 
 def index_metadata(table) -> dict[str, str]:
     """What the index was built with: embedder, its model setting, dimension."""
-    return {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()
-            if k in (META_EMBEDDER, META_SOURCE, META_DIMENSION)}
+    return metadata_of(table.schema.metadata)
 
 
 def index_metadata_of(paths: VaultPaths) -> dict[str, str]:
     """The index's metadata, with its row count; empty when there is no index."""
-    if not paths.remote and not (index_dir(paths) / f"{TABLE}.lance").exists():
+    if not index_exists(paths):
         return {}
     db = connect(paths)
     if TABLE not in db.list_tables().tables:
@@ -268,10 +249,12 @@ def _embedded(chunks: list[pl.DataFrame], embedder: Embedder, executor: Executor
 
 def build_index(paths: VaultPaths, embedder: Embedder,
                 settings: IndexSettings | None = None, executor: Executor | None = None,
-                load: Callable[[], Embedder] | None = None) -> IndexReport:
+                load: Callable[[], Embedder] | None = None,
+                progress: Progress = no_progress) -> IndexReport:
     """Bring the index in step with the vault: embed new and changed views (on the
     executor's actors when it is distributed: ``load`` rebuilds ``embedder`` there), update
-    moved metadata, delete what left, then refresh the full-text and ANN indexes."""
+    moved metadata, delete what left, then refresh the full-text and ANN indexes;
+    ``progress`` hears of each batch of views embedded."""
     settings = settings or IndexSettings()
     rows, views, cutoff = vault_rows(paths, settings.exclude_evaluation)
     report = IndexReport(embedder=embedder.name, dimension=embedder.dimension, cutoff=cutoff)
@@ -306,6 +289,7 @@ def build_index(paths: VaultPaths, embedder: Embedder,
         report.embed_seconds += time.perf_counter() - started
         _upsert(table, _to_arrow(chunk, vectors, schema))
         report.embedded += chunk.height
+        progress(chunk.height, to_embed.height, "index: embedding views")
         started = time.perf_counter()
     for chunk in _chunks(moved.select(rows.columns), 500):
         old = table.search().where(_key_filter(chunk)).select([*KEY, "vector"]) \

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..overview import integrity_rates
 from ..paths import VaultPaths
-from ..stages import Artifact, NoSettings, RunContext, Stage
+from ..stages import Artifact, Chart, NoSettings, Rows, RunContext, Stage
 from .report import build_report, latest_path, write_report
 
 
@@ -36,7 +37,11 @@ def _figures(report: dict[str, Any]) -> dict:
         "residual_view_leaks": report["residual"]["view_leaks"],
         "heldout_recall": float(held.get("recall", 0.0)),
         "heldout_clean_kept": float(held.get("clean_kept", 0.0)),
-        "labelled_heldout": report["labelled_heldout"]}}
+        "labelled_heldout": report["labelled_heldout"],
+        "rates": Rows([{"rate": k, "value": round(v, 6)} for k, v in integrity_rates(report)],
+                      {"rate": "string", "value": "float"}),
+        "rates_chart": Chart(integrity_rates(report), "Leak and quarantine rates",
+                             percent=True)}}
 
 
 STAGE = Stage(

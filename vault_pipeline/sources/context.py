@@ -3,23 +3,16 @@ polite client per service (built once, so a whole harvest shares one connection 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..paths import VaultPaths
+from ..progress import Progress, no_progress
 from ..raw.zone import RawFile, RawZone
 from .config import HarvestConfig, load_config, secret, state_dir
 from .cursor import CursorStore
 from .http import PoliteClient, RequestCounter
 from .limiter import SharedRateLimiter
-
-Progress = Callable[[int, int | None, str], None]
-"""Called with (units just done, total units if known, a short note) as a harvest advances."""
-
-
-def no_progress(_done: int, _total: int | None, _note: str) -> None:
-    return None
 
 
 @dataclass

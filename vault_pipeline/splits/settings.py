@@ -32,16 +32,25 @@ class SplitSettings:
     (held-out sets filled in hash order, then frozen: see :mod:`.assign`)."""
 
     cutoff: date = DEFAULT_CUTOFF
+    """Temporal cutoff (YYYY-MM-DD): papers before it form the vault, papers after it are the
+    targets."""
     seed: int = 0
+    """Seed of the hash that orders targets into the held-out sets."""
     validation: float = DEFAULT_VALIDATION
+    """Validation set: a fraction of the targets (below 1) or a size (1 or more)."""
     test: float = DEFAULT_TEST
+    """Test set: a fraction of the targets (below 1) or a size (1 or more)."""
     min_cited_in_vault: float = DEFAULT_MIN_CITED_IN_VAULT
+    """Share of a target's resolved references that must be vault papers for it to be kept."""
     classifier: str = "auto"
-    fields: tuple[str, ...] = ML_FIELDS  # a target has one of these arXiv categories
-    require_latex: bool = True  # a target's full text came from its LaTeX source
-    # a target whose citations or LaTeX source are not known yet: kept (the reason and the
-    # report say which criterion was not applied) or excluded
+    """Who classifies cited works: `extractive`, `llm` (the ideas stage's LLM backend) or `auto`."""
+    fields: tuple[str, ...] = ML_FIELDS
+    """arXiv categories a target must have one of (machine learning by default); empty: any."""
+    require_latex: bool = True
+    """A target's full text must come from its LaTeX source."""
     unknown_evidence: str = "keep"
+    """A target whose citations or LaTeX source are not known yet: `keep` (its reason and the
+    report say which criterion was not applied) or `exclude`."""
 
     def __post_init__(self) -> None:
         for name in ("validation", "test"):

@@ -4,10 +4,11 @@ run resolves the ideas settings of the same data root too."""
 
 from __future__ import annotations
 
+from .. import overview
 from ..ideas.settings import IdeasSettings
 from ..paths import VaultPaths
 from ..schemas import SPLITS
-from ..stages import Counts, RunContext, Stage, StageResult
+from ..stages import Chart, Counts, RunContext, Stage, StageResult
 from .build import SplitsReport, build_splits
 from .classifiers import make_classifier
 from .settings import STAGE as SECTION
@@ -32,5 +33,6 @@ STAGE = Stage(
         "post_cutoff_papers": run.report.post_cutoff,
         "citations_known": run.report.citations_known,
         "by_split": Counts("split", run.report.counts),
+        "by_split_chart": Chart(overview.split_sizes(run.report.counts), "Papers by split"),
         "excluded_by_reason": Counts("reason", run.report.excluded_by_reason),
         "warnings": run.report.warnings}})
