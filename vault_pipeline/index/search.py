@@ -174,7 +174,10 @@ def search_vault(paths: VaultPaths, query: str, *, k: int = 10,
     _check_request(query, k, mode)
     filters = filters or SearchFilters()
     where = filters.where()
-    if engine == "native" and os.environ.get("VAULT_SEARCH_ENGINE") != "lancedb":
+    # the engine alone reads a local index; an object-store root goes through the package,
+    # which carries the store's credentials and endpoint
+    if (engine == "native" and not paths.remote
+            and os.environ.get("VAULT_SEARCH_ENGINE") != "lancedb"):
         from .native import EngineUnavailable, NativeTable
 
         if not index_exists(paths):
