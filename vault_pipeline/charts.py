@@ -20,6 +20,11 @@ def _value(value: float, percent: bool) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
 
 
+def _nothing_yet(top: int) -> str:
+    """What an empty chart shows."""
+    return f"<text x='8' y='{top + 14}' fill='{MUTED}' font-size='13' {FONT}>nothing yet</text>"
+
+
 def bars(items: Sequence[tuple[str, float]], title: str, *, percent: bool = False,
          width: int = 640) -> str:
     """Horizontal bars, one per (label, value), in the given order (categories, rates)."""
@@ -30,8 +35,7 @@ def bars(items: Sequence[tuple[str, float]], title: str, *, percent: bool = Fals
     span = width - label_w - 80
     parts = [_open(width, height, title)]
     if not items:
-        parts.append(f"<text x='8' y='{top + 14}' fill='{MUTED}' font-size='13' {FONT}>"
-                     "nothing yet</text>")
+        parts.append(_nothing_yet(top))
     for i, (label, value) in enumerate(items):
         y = top + i * row
         w = max(0.0, value / top_value * span)
@@ -57,8 +61,7 @@ def columns(items: Sequence[tuple[str, float]], title: str, *, width: int = 640,
     every = max(1, round(40 / step))  # a label every ~40 px
     parts = [_open(width, height, title)]
     if not items:
-        parts.append(f"<text x='8' y='{top + 14}' fill='{MUTED}' font-size='13' {FONT}>"
-                     "nothing yet</text>")
+        parts.append(_nothing_yet(top))
     for i, (label, value) in enumerate(items):
         x = left + i * step
         h = value / top_value * plot_h
