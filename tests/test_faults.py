@@ -437,24 +437,49 @@ def test_oversized_fields_and_impossible_dates_are_rejected_with_reasons(
     assert all(r["n"] <= 200 for r in rows)  # the reject log stays small too
 
 
-# kill -9 mid-run: the lock dies with the run, the next run completes --------------------------
+# kill -9 in every stage: the lock dies with the run, the next run completes ----------------
 
-@pytest.mark.parametrize("after_s", [3.0, 8.0])
-def test_a_run_killed_mid_way_leaves_a_vault_the_next_run_completes(
-        vault_paths: VaultPaths, after_s: float) -> None:
-    assert vault("import", str(SAMPLE)).exit_code == 0
+STAGES_KILLED = ["papers", "documents", "masked_records", "splits", "index"]
+
+
+def _kill_in_stage(stage: str, delay_s: float = 0.3) -> None:
+    """Start `vault materialize`, SIGKILL its whole process group `delay_s` after Dagster
+    starts the stage's step (read from the run's own log), and reap it."""
     run = subprocess.Popen([sys.executable, "-c", "from vault_pipeline.cli import app; app()",
-                            "materialize", "-q"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, start_new_session=True)
-    time.sleep(after_s)
-    os.killpg(run.pid, signal.SIGKILL)
-    run.wait()
+                            "materialize", "--verbose"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE,
+                           text=True, start_new_session=True)
+    started = f'Started execution of step "{stage}"'
+    try:
+        for line in run.stderr:  # type: ignore[union-attr]
+            if started in line:
+                time.sleep(delay_s)
+                break
+        else:
+            pytest.fail(f"the run ended before the {stage} step started")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+    assert run.returncode == -signal.SIGKILL
+
+
+@pytest.mark.parametrize("stage", STAGES_KILLED)
+def test_a_run_killed_in_any_stage_leaves_a_vault_the_next_run_completes(
+        vault_paths: VaultPaths, stage: str) -> None:
+    assert vault("import", str(SAMPLE)).exit_code == 0
+    _kill_in_stage(stage)
     result = vault("materialize", "-q")
     assert result.exit_code == 0, result.output
     assert papers_count() == 111
     documents = vault("sql", "SELECT count(*) AS n, count(*) FILTER (status = 'ok' AND "
                              "(text IS NULL OR text = '')) AS empty FROM documents", "-f", "json")
     assert json.loads(documents.output) == [{"n": 111, "empty": 0}]
+    once = vault("sql", "SELECT (SELECT count(*) - count(DISTINCT arxiv_id) FROM masked_records)"
+                        " + (SELECT count(*) - count(DISTINCT (arxiv_id, view)) FROM views)"
+                        " + (SELECT count(*) - count(DISTINCT arxiv_id) FROM splits) AS dup",
+                 "-f", "json")
+    assert json.loads(once.output) == [{"dup": 0}], once.output
     assert vault("verify").exit_code == 0
 
 
