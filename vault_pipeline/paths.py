@@ -86,7 +86,7 @@ class VaultPaths:
 
     def table(self, name: str) -> Path:
         """A table's local file (the store builds the name; kept for tools and tests)."""
-        from .tables import table_file
+        from .table_layout import table_file
 
         return Path(table_file(self.tables, name))
 

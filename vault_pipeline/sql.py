@@ -13,11 +13,14 @@ import duckdb
 
 from .errors import VaultError
 from .paths import VaultPaths
+from .table_layout import local_tables
 
 QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
 
 
 def table_files(paths: VaultPaths) -> dict[str, Path]:
+    if not paths.remote:  # found by name, without loading the table store
+        return local_tables(paths.tables)
     store = paths.store
     if not store.local:  # DuckDB would need its httpfs extension, downloaded at run time
         raise VaultError(f"SQL over the tables needs a local data root; {store.url} is an "

@@ -22,19 +22,12 @@ from fsspec.implementations.local import LocalFileSystem
 from .errors import VaultError
 from .schemas import TableSchema
 from .storage import atomic_path
+from .table_layout import SUFFIX, table_file, table_name
 
-SUFFIX = ".parquet"
+__all__ = ["SUFFIX", "TableStore", "table_file", "table_name"]
+
 COMPRESSION = "zstd"
 Table = str | TableSchema
-
-
-def table_name(table: Table) -> str:
-    return table if isinstance(table, str) else table.name
-
-
-def table_file(folder: str | os.PathLike[str], table: Table) -> str:
-    """Where a table lives under a tables folder (the only place this rule is written)."""
-    return f"{os.fspath(folder).rstrip('/')}/{table_name(table)}{SUFFIX}"
 
 
 def conform(table: pa.Table | pl.DataFrame, schema: TableSchema) -> pa.Table:
