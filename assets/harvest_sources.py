@@ -55,16 +55,22 @@ class S2HarvestConfig(dg.Config):
     group_name=HARVEST_GROUP, deps=["papers"], pool="s2", kinds={"semanticscholar"},
     description="Semantic Scholar batch lookups (500 ids a request) of the references and "
                 "citation counts of the vault's post-cutoff papers, into the raw zone; ids read "
-                "within `refresh_days` are not asked again.",
+                "within `refresh_days` are not asked again. With an API key, also the "
+                "evaluation venues' submissions and their dated citing papers.",
 )
 def s2_harvest(context: dg.AssetExecutionContext, vault: VaultResource,
                config: S2HarvestConfig) -> dg.MaterializeResult:
     with HarvestContext.open(vault.paths()) as ctx:
         ids = semantic_scholar.post_cutoff_ids(ctx)
         report = semantic_scholar.lookup(ctx, ids, config.references, config.refresh)
+        population = semantic_scholar.lookup_population(ctx, config.references, config.refresh)
         requests = ctx.requests_sent().get("s2", 0)
     context.log.info(f"{report.asked} ids asked in {report.batches} batches, "
                      f"{len(report.not_found)} unknown to Semantic Scholar")
+    if population is not None:
+        context.log.info(semantic_scholar.describe_population(population))
     return dg.MaterializeResult(metadata={
         "in_scope": len(ids), "asked": report.asked, "skipped_recent": report.skipped_recent,
-        "found": report.found, "not_found": len(report.not_found), "requests": requests})
+        "found": report.found, "not_found": len(report.not_found), "requests": requests,
+        "evaluation_population": population.asked if population else 0,
+        "evaluation_population_known": population.resolved if population else 0})

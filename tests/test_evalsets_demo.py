@@ -5,10 +5,12 @@ with their cards and manifest entries, and materialized alone through Dagster.""
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 import dagster as dg
 import polars as pl
+import pyarrow as pa
 from typer.testing import CliRunner
 
 from vault_pipeline.cli import app
@@ -20,6 +22,12 @@ from vault_pipeline.evalsets.settings import EvalSetsSettings
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.raw.zone import RawZone
 from vault_pipeline.reviews import build_reviews
+from vault_pipeline.schemas import (
+    CITATION_COUNTS,
+    CITATIONS,
+    EVAL_CITATION_WINDOWS,
+    SUBMISSIONS,
+)
 
 runner = CliRunner()
 SETS = ("pointwise", "pairwise", "groupwise", "review_population", "review_stratified",
@@ -96,6 +104,17 @@ def test_materialized_alone_through_dagster(vault_paths: VaultPaths, tmp_path: P
     write_pages(constructed_venue("ICLR.cc/2025/Conference", 90, seed=8), inbox, "v")
     RawZone(vault_paths).import_paths([inbox])
     build_reviews(vault_paths)
+    store = vault_paths.store  # one scored submission known to S2, with two dated citers
+    scored = store.read(SUBMISSIONS).filter(pl.col("mean_rating").is_not_null()).row(
+        0, named=True)
+    read = date(2026, 8, 1)
+    store.write(CITATION_COUNTS, pa.Table.from_pylist([{
+        "s2_id": "s2x", "title": scored["title"], "citation_count": 2, "read_at": read,
+        "raw_sha256": "2" * 64}], schema=CITATION_COUNTS.arrow))
+    store.write(CITATIONS, pa.Table.from_pylist([
+        {"citing_s2_id": c, "cited_s2_id": "s2x", "citing_date": d, "read_at": read,
+         "raw_sha256": "3" * 64} for c, d in (("c1", None), ("c2", date(2024, 12, 1)))],
+        schema=CITATIONS.arrow))
     defs = build_defs(vault_paths)
     result = dg.materialize(
         [*defs.assets, *defs.asset_checks], resources=defs.resources,  # type: ignore[misc]
@@ -108,6 +127,10 @@ def test_materialized_alone_through_dagster(vault_paths: VaultPaths, tmp_path: P
     assert metadata["eval_pointwise"]["dagster/row_count"].value == 8
     assert "ICC(1,1)" in metadata["eval_pointwise"]["card"].value
     assert metadata["eval_review_population"]["icc_1_1"].value > 0
+    assert metadata["eval_citation_windows"]["dagster/row_count"].value == 1
+    assert metadata["eval_citation_windows"]["citing_undated"].value == 1
+    windows = store.read(EVAL_CITATION_WINDOWS).row(0, named=True)
+    assert (windows["forum_id"], windows["citations_12m"]) == (scored["forum_id"], 1)
     checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
     assert checks == {"eval_ideas_without_results": True, "eval_pairs_valid": True,
                       "eval_groups_valid": True, "eval_strata_within_quota": True}

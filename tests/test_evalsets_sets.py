@@ -26,7 +26,7 @@ from vault_pipeline.evalsets.settings import PAIR_TYPES, EvalSetsSettings
 from vault_pipeline.paths import VaultPaths
 from vault_pipeline.raw.zone import RawZone
 from vault_pipeline.reviews import build_reviews
-from vault_pipeline.schemas import DOCUMENTS, PAPERS, TableSchema
+from vault_pipeline.schemas import CITATIONS, DOCUMENTS, PAPERS, TableSchema
 
 ICLR25, ICLR24, ICLR26 = ("ICLR.cc/2025/Conference", "ICLR.cc/2024/Conference",
                           "ICLR.cc/2026/Conference")
@@ -309,6 +309,11 @@ def test_representations_and_citations(tmp_path: Path) -> None:
         "updated": date(2025, 1, 2), "source": "arxiv_api", "raw_sha256": "0" * 64}))
     build_reviews(paths)  # matches paper00002 to its arXiv id
     build_citations(paths)
+    read = date(2026, 8, 1)  # citing rows as the paged S2 /citations harvest writes them
+    paths.store.write(CITATIONS, rows_of(CITATIONS, *(
+        {"citing_s2_id": f"c{i}", "cited_s2_id": "s2paper1", "citing_date": day,
+         "read_at": read, "raw_sha256": "1" * 64}
+        for i, day in enumerate([date(2025, 1, 5), date(2025, 9, 30), None]))))
     body = "## Introduction\n\n" + "A sentence of the constructed body. " * 100
     paths.store.write(DOCUMENTS, rows_of(DOCUMENTS, {
         "arxiv_id": "2501.00002", "source": "pdf", "status": "ok", "text": body,
@@ -333,6 +338,13 @@ def test_representations_and_citations(tmp_path: Path) -> None:
     assert cited["citation_title_ratio"] == 1.0
     assert cited["citations_read_at"] is not None and cited["s2_id"] == "s2paper1"
     assert rows["paper00003"]["citation_count"] is None
+    windows = table(paths, "eval_citation_windows")
+    assert windows.get_column("forum_id").to_list() == ["paper00001"]  # matched ones only
+    w = windows.row(0, named=True)
+    assert (w["published"], w["citations_12m"], w["citations_17m"]) == (
+        date(2024, 9, 25), 1, 2)
+    assert (w["citing_papers"], w["citing_undated"], w["citation_count"]) == (3, 1, 17)
+    assert w["citations_read_at"] == cited["citations_read_at"]
 
 
 def test_withdrawn_left_out_of_the_stratified_sample_when_asked(built: VaultPaths) -> None:

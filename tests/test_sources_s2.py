@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 import pytest
 
 from tests.conftest import DATA
@@ -269,3 +270,43 @@ def test_a_listing_page_that_does_not_advance_is_refused(vault_paths) -> None:
         with harvest_context(vault_paths, server) as ctx, \
                 pytest.raises(HarvestError, match="does not move past offset 0"):
             semantic_scholar.fetch_lists(ctx, [C], "references")
+
+
+def test_with_a_key_the_evaluation_population_is_looked_up(vault_paths, monkeypatch) -> None:
+    """With `S2_API_KEY` set, the evaluation venues' submissions matched to arXiv are looked
+    up in a batch and the dated citing papers of those S2 knows are read page by page; the
+    rows feed the citation windows. Without the key nothing is asked."""
+    from vault_pipeline.schemas import SUBMISSIONS
+
+    paths = vault_paths
+    venues = ["ICLR.cc/2025/Conference", "ICLR.cc/2025/Conference",
+              "ICLR.cc/2024/Conference", "Other.cc/2025/Workshop"]
+    arxiv = ["2501.00001", None, "2401.00003", "2501.00004"]
+    paths.store.write(SUBMISSIONS, pa.Table.from_pylist([
+        {"forum_id": f"f{i}", "venue_id": v, "arxiv_id": a, "review_count": 3,
+         "raw_sha256": "0" * 64} for i, (v, a) in enumerate(zip(venues, arxiv, strict=True))],
+        schema=SUBMISSIONS.arrow))
+    found = {"paperId": C, "externalIds": {"ArXiv": "2501.00001"}, "title": "Found",
+             "citationCount": 2}
+    with ReplayServer() as server:
+        server.add(BATCH, Reply(body=json.dumps([found, None]), content_type=JSON),
+                   method="POST")
+        server.add(CITATIONS, _page(0, [
+            {"citingPaper": {"paperId": D, "publicationDate": "2025-06-01"}},
+            {"citingPaper": {"paperId": E, "publicationDate": None}}]), offset="0")
+        with harvest_context(paths, server) as ctx:
+            assert semantic_scholar.lookup_population(ctx) is None  # no key: nothing asked
+            assert server.log == []
+            monkeypatch.setenv("S2_API_KEY", "s2-secret-key")
+            report = semantic_scholar.lookup_population(ctx, references=False)
+        asked = json.loads(server.log[0].body)["ids"]
+        assert asked == ["ARXIV:2401.00003", "ARXIV:2501.00001"]  # not the other venue's
+        assert [s.path for s in server.log[1:]] == [CITATIONS]
+        assert {s.headers["x-api-key"] for s in server.log} == {"s2-secret-key"}
+    assert (report.submissions, report.asked, report.without_id, report.resolved) == (
+        3, 2, 1, 1)
+    assert report.citing.entries == 2
+    build_citations(paths)
+    rows = pl.read_parquet(paths.table("citations")).filter(pl.col("cited_s2_id") == C)
+    assert sorted(rows.select("citing_s2_id", "citing_date").rows()) == [
+        (D, date(2025, 6, 1)), (E, None)]

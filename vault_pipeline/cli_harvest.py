@@ -326,6 +326,11 @@ def harvest_s2(
         if cited_by:
             typer.echo(f"then the citing papers of {len(chosen)} ids, page by page, from "
                        f"{semantic_scholar.list_url(ctx, '{id}', 'citations')}")
+        if not (ids or file) and semantic_scholar.population_wanted(ctx):
+            population, plan = semantic_scholar.population_ids(ctx)
+            typer.echo(f"then, with the API key, the evaluation population: {plan.asked} "
+                       f"submissions by arXiv id ({plan.without_id} without one) and the "
+                       "citing papers of those Semantic Scholar knows")
         if walk:
             missing, _ = semantic_scholar.missing_cited(ctx)
             typer.echo(f"then the walk: {len(missing)} cited arXiv ids missing from the vault")
@@ -339,6 +344,9 @@ def harvest_s2(
             listed = semantic_scholar.fetch_lists(ctx, chosen, "citations")
             typer.echo(f"citing papers: {listed.entries} in {listed.pages} pages of "
                        f"{listed.papers} papers")
+        if not (ids or file) and (population := semantic_scholar.lookup_population(
+                ctx, references, refresh)) is not None:
+            typer.echo(semantic_scholar.describe_population(population))
         if walk:
             build_citations(paths)
             walked = semantic_scholar.walk(ctx)

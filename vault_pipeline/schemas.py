@@ -769,6 +769,40 @@ EVAL_REVIEW_ANCHORS = TableSchema(
     (*_REVIEW_COLUMNS, *_REPRESENTATION_COLUMNS),
 )
 
+EVAL_CITATION_WINDOWS = TableSchema(
+    "eval_citation_windows",
+    "Citation counts as seed 001 measured them: one row per review-paradigm submission "
+    "(population and anchors) matched to Semantic Scholar, with the citing papers dated "
+    "within 12 and 17 months after its publication date, counted from the `citations` "
+    "table, beside Semantic Scholar's total. The publication date is the OpenReview "
+    "submission's creation day: every submission has one, one kind of date for the whole "
+    "venue (the study closed each window on one day for all papers), while Semantic "
+    "Scholar's `publicationDate` is missing for many records, is an arXiv date months "
+    "before the venue for preprints, and is not stored by the vault.",
+    (
+        Column("forum_id", _str, "OpenReview forum id.", False),
+        Column("venue_id", _str, "Venue id.", False),
+        Column("title", _str, "Title."),
+        Column("s2_id", _str, "Semantic Scholar paper id matched.", False),
+        Column("citation_match", _str, "How it was matched: `doi`, `arxiv_id` or `title`."),
+        Column("published", _date, "Publication date the windows start from: the OpenReview "
+               "submission's `created` day."),
+        Column("citations_12m", pa.int64(), "Citing papers dated on or before publication + "
+               "12 months (day clamped to the month's end); null when unknown (see "
+               "`window_note`)."),
+        Column("citations_17m", pa.int64(), "The same within 17 months."),
+        Column("citing_papers", pa.int64(), "Distinct citing papers in the `citations` table, "
+               "dated or not.", False),
+        Column("citing_undated", pa.int64(), "Of them, those without a usable date: counted "
+               "here and in no window.", False),
+        Column("citing_read_at", _date, "Newest day the citing papers were read."),
+        Column("citation_count", pa.int64(), "Total citations counted by Semantic Scholar."),
+        Column("citations_read_at", _date, "Day that total was read."),
+        Column("window_note", _str, "Why a window is null or a lower bound; null when the "
+               "counts are complete."),
+    ),
+)
+
 EVAL_EXCLUDED = TableSchema(
     "eval_excluded",
     "What the evaluation sets left out, and why: unusable ratings, submissions without "
@@ -951,7 +985,8 @@ ALL_TABLES: dict[str, TableSchema] = {
                         MASKED_RECORDS, VIEWS, LLM_FAILURES, ROLE_ARTIFACTS,
                         ROLE_ARTIFACT_FAILURES, EVAL_IDEAS, EVAL_IDEA_FAILURES,
                         EVAL_POINTWISE, EVAL_PAIRWISE, EVAL_GROUPWISE, EVAL_REVIEW_POPULATION,
-                        EVAL_REVIEW_STRATIFIED, EVAL_REVIEW_ANCHORS, EVAL_EXCLUDED, EVAL_CARDS,
+                        EVAL_REVIEW_STRATIFIED, EVAL_REVIEW_ANCHORS, EVAL_CITATION_WINDOWS,
+                        EVAL_EXCLUDED, EVAL_CARDS,
                         EVAL_SUMMARIES, EVAL_SUMMARY_FAILURES, EVAL_RUN_CALLS,
                         EVAL_RUN_CALL_FAILURES, EVAL_RUN_PREDICTIONS, EVAL_RUN_METRICS)
 }

@@ -23,6 +23,7 @@ from ..paths import VaultPaths
 from ..records.idea import IDEA_FIELDS
 from ..schemas import (
     EVAL_CARDS,
+    EVAL_CITATION_WINDOWS,
     EVAL_EXCLUDED,
     EVAL_GROUPWISE,
     EVAL_IDEAS,
@@ -37,6 +38,7 @@ from ..storage import atomic_write_bytes
 from . import metrics as m
 from .candidates import IDEA_SETS, labelled_submissions
 from .cards import render_card, shortfall_dicts
+from .citation_windows import submission_windows
 from .extraction import ExtractionReport, extract_ideas
 from .groupwise import GROUPWISE, groupwise_set
 from .inputs import excluded_frame, read_inputs
@@ -65,6 +67,7 @@ class EvalSetsReport:
     rows: dict[str, int] = field(default_factory=dict)
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
     excluded: int = 0
+    citation_windows: dict[str, int] = field(default_factory=dict)
     extraction: ExtractionReport | None = None
     similarity_method: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
@@ -169,6 +172,15 @@ def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
     for name, frame in frames.items():
         frames[name] = _conformed(frame, TABLES[name])
         report.rows[name] = paths.store.write(TABLES[name], frames[name])
+    windows = submission_windows(pl.concat([review.population, review.anchors],
+                                           how="diagonal_relaxed"),
+                                 inputs.submissions, inputs.citations)
+    report.citation_windows = {
+        "rows": paths.store.write(EVAL_CITATION_WINDOWS, windows),
+        "citing_undated": int(windows.get_column("citing_undated").sum()),
+        "unknown_windows": windows.get_column("citations_17m").null_count(),
+        "lower_bounds": windows.filter(pl.col("window_note").is_not_null()
+                                       & pl.col("citations_17m").is_not_null()).height}
     all_excluded = pl.concat(excluded).sort("set_name", "venue_id", "forum_id", "note_id",
                                             nulls_last=True)
     report.excluded = paths.store.write(EVAL_EXCLUDED, all_excluded)

@@ -77,7 +77,8 @@ def match_records(frame: pl.DataFrame, records: pl.DataFrame,
     Semantic Scholar record in ``records`` (`s2_id`, `title`, optional `doi`, `arxiv_id`)
     , how it was matched (`doi`, `arxiv_id`, `title`) and the title ratio of a title match,
     or nulls. DOI first, then the
-    arXiv id the vault matched, then title similarity, as in seed 001."""
+    arXiv id the vault matched, then title similarity, as in seed 001; one record matches
+    one row at most."""
     def lookup(column: str) -> dict[str, str]:
         if column not in records.columns:
             return {}
@@ -112,9 +113,25 @@ def match_records(frame: pl.DataFrame, records: pl.DataFrame,
         matched.append(ids[low + hit.index] if hit else None)
         how.append("title" if hit else None)
         ratios.append(round(hit.ratio, 4) if hit else None)
-    return frame.with_columns(s2_id=pl.Series(matched, dtype=pl.String),
-                              citation_match=pl.Series(how, dtype=pl.String),
-                              citation_title_ratio=pl.Series(ratios, dtype=pl.Float64))
+    return _one_submission_per_record(frame.with_columns(
+        s2_id=pl.Series(matched, dtype=pl.String),
+        citation_match=pl.Series(how, dtype=pl.String),
+        citation_title_ratio=pl.Series(ratios, dtype=pl.Float64)))
+
+
+def _one_submission_per_record(frame: pl.DataFrame) -> pl.DataFrame:
+    """A record claimed by several rows goes to one: an id match (DOI, arXiv id) over any
+    title match, else the closest title; on a tie at the best claim, to none. Without it
+    one record's citations would be counted for every submission with a similar title
+    (titles that share a long prefix reach 0.90)."""
+    claim = pl.when(pl.col("citation_match") == "title").then(
+        pl.col("citation_title_ratio")).otherwise(pl.lit(2.0))
+    best = claim == claim.max().over("s2_id")
+    alone = best.sum().over("s2_id") == 1
+    keep = pl.col("s2_id").is_null() | (best & alone)
+    return frame.with_columns(
+        *(pl.when(keep).then(pl.col(c)).alias(c)
+          for c in ("s2_id", "citation_match", "citation_title_ratio")))
 
 
 def window_counts(citations: pl.DataFrame, published: pl.DataFrame,
@@ -135,10 +152,14 @@ def window_counts(citations: pl.DataFrame, published: pl.DataFrame,
             citing_id is None:
         raise ValueError(f"window counts need `{key}`, `citing_date` and a citing id column "
                          f"in the citations table; it has {citations.columns}")
+    # a citing paper listed twice (its /citations row and its own reference list) keeps
+    # its dated row: only a paper with no date anywhere counts as undated
     rows = (citations.select(key, citing_id, pl.col("citing_date").cast(pl.Date))
-            .filter(pl.col(key).is_not_null()).unique([key, citing_id]))
-    joined = published.select(key, pl.col("published").cast(pl.Date)).join(
-        rows, on=key, how="left")
+            .filter(pl.col(key).is_not_null())
+            .sort(key, citing_id, "citing_date", nulls_last=True)
+            .unique([key, citing_id], keep="first"))
+    dates = published.select(key, pl.col("published").cast(pl.Date))
+    joined = dates.unique(maintain_order=True).join(rows, on=key, how="left")
     aggs = [pl.col(citing_id).count().alias("citing_papers"),
             (pl.col(citing_id).is_not_null() & pl.col("citing_date").is_null()).sum()
             .cast(pl.UInt32).alias("citing_undated")]
@@ -147,6 +168,68 @@ def window_counts(citations: pl.DataFrame, published: pl.DataFrame,
         aggs.append(pl.when(pl.col("published").first().is_null()).then(None)
                     .otherwise((pl.col("citing_date") <= end).sum())
                     .cast(pl.Int64).alias(f"citations_{months}m"))
-    counted = joined.group_by(key, maintain_order=True).agg(aggs)
+    counted = joined.group_by(key, "published", maintain_order=True).agg(aggs)
     return counted.with_columns(pl.col("citing_papers").cast(pl.Int64),
                                 pl.col("citing_undated").cast(pl.Int64))
+
+
+WINDOW_COLUMNS = ("forum_id", "venue_id", "title", "s2_id", "citation_match")
+
+
+def submission_windows(sets: pl.DataFrame, submissions: pl.DataFrame,
+                       citations: pl.DataFrame | None,
+                       windows: Iterable[int] = WINDOWS_MONTHS) -> pl.DataFrame:
+    """One row per submission of ``sets`` matched to Semantic Scholar (`s2_id` not null):
+    its citations within each window after its publication date, counted by
+    :func:`window_counts` from the `citations` rows that name its record as cited, beside
+    S2's total `citation_count` and the day it was read.
+
+    The publication date is the OpenReview submission's `created` day (from
+    ``submissions``): every submission has one, it is the same kind of date for the whole
+    venue as the study's single cutoff per window was, and the vault does not store S2's
+    `publicationDate` of the cited record (for a preprint it is the arXiv date, months
+    before the venue). Windows are null, with a `window_note`, where they cannot be told:
+    no publication date, or a record S2 counts citations for whose citing papers were not
+    harvested; a window that ends after the citing list was read is a lower bound, said in
+    the note."""
+    windows = tuple(windows)
+    matched = (sets.filter(pl.col("s2_id").is_not_null())
+               .unique("forum_id", keep="first", maintain_order=True)
+               .select(*WINDOW_COLUMNS, "citation_count", "citations_read_at"))
+    dates = submissions.select("forum_id", published=pl.col("created").cast(pl.Date))
+    matched = matched.join(dates.unique("forum_id", keep="first"), on="forum_id",
+                           how="left", maintain_order="left")
+    if citations is None:
+        citations = pl.DataFrame(schema={"cited_s2_id": pl.String,
+                                         "citing_s2_id": pl.String,
+                                         "citing_date": pl.Date, "read_at": pl.Date})
+    counted = window_counts(citations, matched.select(cited_s2_id="s2_id",
+                                                      published="published"), windows)
+    read = (citations.filter(pl.col("cited_s2_id").is_not_null())
+            .group_by("cited_s2_id").agg(citing_read_at=pl.col("read_at").max()))
+    out = (matched.join(counted, left_on=["s2_id", "published"],
+                        right_on=["cited_s2_id", "published"], how="left",
+                        maintain_order="left", nulls_equal=True)
+           .join(read, left_on="s2_id", right_on="cited_s2_id", how="left",
+                 maintain_order="left"))
+    unharvested = (pl.col("citing_papers") == 0) & (pl.col("citation_count").fill_null(0) > 0)
+    window_names = [f"citations_{n}m" for n in windows]
+    longest = max(windows)
+    note = (pl.when(pl.col("published").is_null())
+            .then(pl.lit("the submission has no creation date: no window"))
+            .when(unharvested)
+            .then(pl.format("Semantic Scholar counts {} citation(s) but no citing paper of "
+                            "this record was harvested: windows unknown",
+                            pl.col("citation_count")))
+            .when(pl.col("citing_read_at").is_not_null()
+                  & (pl.col("published").dt.offset_by(f"{longest}mo")
+                     > pl.col("citing_read_at")))
+            .then(pl.format("the citing papers were read on {}: a window ending after "
+                            "that day is a lower bound", pl.col("citing_read_at"))))
+    return out.with_columns(
+        *(pl.when(unharvested).then(None).otherwise(pl.col(c)).alias(c)
+          for c in window_names),
+        window_note=note,
+    ).select(*WINDOW_COLUMNS, "published", *window_names, "citing_papers",
+             "citing_undated", "citing_read_at", "citation_count", "citations_read_at",
+             "window_note")

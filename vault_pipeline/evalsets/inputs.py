@@ -1,5 +1,5 @@
-"""What the evaluation sets read: `submissions`, `reviews`, `documents` and
-`citation_counts`, with every official review's rating checked once.
+"""What the evaluation sets read: `submissions`, `reviews`, `documents`,
+`citation_counts` and `citations`, with every official review's rating checked once.
 
 A review counts towards a paper's ratings only with a numeric rating inside the venue scale
 (default 1-10). The `reviews` stage already reads "8: accept, good paper" as 8; what it could
@@ -16,7 +16,7 @@ import polars as pl
 from ..documents.cleaning import truncate
 from ..paths import VaultPaths
 from ..reviews_parse import RATING_ALIASES
-from ..schemas import CITATION_COUNTS, DOCUMENTS, REVIEWS, SUBMISSIONS
+from ..schemas import CITATION_COUNTS, CITATIONS, DOCUMENTS, REVIEWS, SUBMISSIONS
 
 RATINGS_SCOPE = "ratings"  # `set_name` of exclusions that concern every set
 _RATING_SECTION = re.compile(
@@ -32,6 +32,7 @@ class Inputs:
     excluded: pl.DataFrame  # reviews whose rating could not be used, with the reason
     documents: pl.DataFrame | None  # the documents table (rows with an arXiv id)
     citation_counts: pl.DataFrame | None
+    citations: pl.DataFrame | None = None  # citing rows with dates, for citation windows
 
 
 def excluded_frame(rows: list[dict]) -> pl.DataFrame:
@@ -86,7 +87,8 @@ def read_inputs(paths: VaultPaths, scale: tuple[float, float]) -> Inputs:
     if documents is not None:
         documents = documents.filter(pl.col("arxiv_id").is_not_null())
     counts = store.read_optional(CITATION_COUNTS)
-    return Inputs(submissions, reviews, excluded, documents, counts)
+    return Inputs(submissions, reviews, excluded, documents, counts,
+                  store.read_optional(CITATIONS))
 
 
 def attach_ratings(frame: pl.DataFrame, reviews: pl.DataFrame) -> pl.DataFrame:

@@ -8,7 +8,13 @@ from __future__ import annotations
 import json
 
 from ..paths import VaultPaths
-from ..schemas import EVAL_CARDS, EVAL_EXCLUDED, EVAL_IDEA_FAILURES, EVAL_IDEAS
+from ..schemas import (
+    EVAL_CARDS,
+    EVAL_CITATION_WINDOWS,
+    EVAL_EXCLUDED,
+    EVAL_IDEA_FAILURES,
+    EVAL_IDEAS,
+)
 from ..stages import Counts, Markdown, RunContext, Stage, StageResult
 from .build import TABLES, EvalSetsReport, build_evalsets, cards_dir
 from .settings import STAGE as SECTION
@@ -54,6 +60,9 @@ def _figures(run: Result) -> dict:
             "by_input_source": Counts("input source", extraction.by_source)},
         EVAL_IDEA_FAILURES.name: {"dagster/row_count": extraction.quarantined},
         **{schema.name: _set_figures(run, name) for name, schema in TABLES.items()},
+        EVAL_CITATION_WINDOWS.name: {
+            "dagster/row_count": run.report.citation_windows["rows"],
+            **{k: v for k, v in run.report.citation_windows.items() if k != "rows"}},
         EVAL_EXCLUDED.name: {"dagster/row_count": run.report.excluded},
         EVAL_CARDS.name: {"dagster/row_count": len(TABLES),
                           "settings_fingerprint": run.settings.fingerprint(),
@@ -63,8 +72,9 @@ def _figures(run: Result) -> dict:
 
 STAGE = Stage(
     "evaluation_sets", "evaluation",
-    inputs=("submissions", "reviews", "documents", "citation_counts"),
-    outputs=(EVAL_IDEAS, EVAL_IDEA_FAILURES, *TABLES.values(), EVAL_EXCLUDED, EVAL_CARDS),
+    inputs=("submissions", "reviews", "documents", "citation_counts", "citations"),
+    outputs=(EVAL_IDEAS, EVAL_IDEA_FAILURES, *TABLES.values(), EVAL_CITATION_WINDOWS,
+             EVAL_EXCLUDED, EVAL_CARDS),
     run=run_evalsets, settings=EvalSetsSettings, section=SECTION, label="evaluation-set",
     describe=lambda run: "evaluation sets: " + ", ".join(
         f"{name} {rows}" for name, rows in run.report.rows.items()),

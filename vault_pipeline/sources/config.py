@@ -102,6 +102,7 @@ class S2Settings:
     interval_s: float = 1.0
     batch_size: int = 500
     refresh_days: int = 30
+    evaluation_population: bool = True  # with a key: the evaluation venues' counts too
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,11 @@ from datetime import UTC, date, datetime, timedelta
 import polars as pl
 
 from ..citations_parse import is_page
-from ..schemas import CITATIONS, PAPERS
+from ..evalsets.settings import EvalSetsSettings
+from ..schemas import CITATIONS, PAPERS, SUBMISSIONS
 from ..splits.settings import SplitSettings
 from . import arxiv_api
+from .config import secret
 from .context import HarvestContext
 from .http import HarvestError
 
@@ -91,7 +93,8 @@ def lookup(ctx: HarvestContext, ids: Iterable[str], references: bool = True,
         seen = ctx.cursors.load(CURSOR)
         now = datetime.now(UTC).isoformat()
         for paper, result in zip(batch, results, strict=True):
-            seen[paper] = {"at": now, "found": result is not None, "references": references}
+            seen[paper] = {"at": now, "found": result is not None, "references": references,
+                           "s2_id": (result or {}).get("paperId")}
             if result is None:
                 report.not_found.append(paper)
         ctx.cursors.save(CURSOR, seen)
@@ -192,3 +195,62 @@ def walk(ctx: HarvestContext) -> WalkReport:
     report = WalkReport(missing=len(missing), without_arxiv_id=no_arxiv)
     report.fetched = arxiv_api.fetch_ids(ctx, missing)
     return report
+
+
+@dataclass
+class PopulationReport:
+    submissions: int = 0  # submissions of the evaluation venues
+    asked: int = 0  # those with an arXiv id, looked up in batches
+    without_id: int = 0  # no id S2's batch takes (matched later by title, if S2 has them)
+    resolved: int = 0  # known to S2 (from this read or an earlier one): citing papers read
+    lookup: LookupReport | None = None
+    citing: ListReport | None = None
+
+
+def population_ids(ctx: HarvestContext) -> tuple[list[str], PopulationReport]:
+    """``ARXIV:`` ids of the evaluation venues' submissions (the evaluation sets' review,
+    anchor and idea venues, as resolved for this vault) that the reviews stage matched to
+    arXiv, and how many have none."""
+    report = PopulationReport()
+    table = ctx.paths.store.scan_optional(SUBMISSIONS)
+    if table is None:
+        return [], report
+    sets = EvalSetsSettings.resolve(home=ctx.paths.home)
+    venues = sorted({sets.review_venue, sets.anchor_venue, *sets.idea_venues})
+    ids = (table.filter(pl.col("venue_id").is_in(venues)).select("arxiv_id").collect()
+           .get_column("arxiv_id"))
+    report.submissions, report.without_id = ids.len(), ids.null_count()
+    chosen = [s2_id(i) for i in sorted(set(ids.drop_nulls()))]
+    report.asked = len(chosen)
+    return chosen, report
+
+
+def population_wanted(ctx: HarvestContext) -> bool:
+    """Whether a harvest looks the evaluation population up by itself: only with an API key
+    (its tens of thousands of requests are no load for the shared pool) and
+    `s2.evaluation_population` on."""
+    return ctx.config.s2.evaluation_population and secret("s2_api_key") is not None
+
+
+def lookup_population(ctx: HarvestContext, references: bool = True,
+                      refresh: bool = False) -> PopulationReport | None:
+    """Citation counts of the whole evaluation population, then, page by page, the dated
+    papers citing each one S2 knows (the citation windows of `eval_citation_windows`);
+    None, asking nothing, unless :func:`population_wanted`."""
+    if not population_wanted(ctx):
+        return None
+    ids, report = population_ids(ctx)
+    report.lookup = lookup(ctx, ids, references, refresh)
+    seen = ctx.cursors.load(CURSOR)
+    known = [seen[i]["s2_id"] for i in ids if (seen.get(i) or {}).get("s2_id")]
+    report.resolved = len(known)
+    report.citing = fetch_lists(ctx, known, "citations")
+    return report
+
+
+def describe_population(report: PopulationReport) -> str:
+    citing = report.citing or ListReport()
+    return (f"evaluation population: {report.submissions} submissions, {report.asked} "
+            f"looked up by arXiv id, {report.without_id} without one (not in the batch), "
+            f"{report.resolved} known to Semantic Scholar; citing papers: {citing.entries} "
+            f"in {citing.pages} pages")
