@@ -40,9 +40,9 @@ class IndexBuildSettings:
     """torch device (`cpu`, `cuda`) of the torch backend."""
     allow_download: bool = EmbedderSettings.allow_download
     """Let a missing hub model be downloaded."""
-    backend: str = EmbedderSettings.backend
-    """`torch` (sentence-transformers) or `onnx` (ONNX Runtime, the same weights exported
-    once: several times faster on CPU, same vectors)."""
+    backend: str = "onnx"
+    """`onnx` (ONNX Runtime, the default: the same weights exported once, several times
+    faster on CPU, the same vectors: benchmarks/README.md) or `torch` (sentence-transformers)."""
     ann_min_rows: int = IndexSettings.ann_min_rows
     """From this many rows on an IVF_FLAT index is built; below it every search is exact."""
     exclude_evaluation: bool = IndexSettings.exclude_evaluation
