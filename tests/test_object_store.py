@@ -8,11 +8,9 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from tests.conftest import SAMPLE
-from vault_pipeline.errors import VaultError
 from vault_pipeline.object_store import storage_options
 from vault_pipeline.papers import build_papers
 from vault_pipeline.paths import VaultPaths, is_url
@@ -117,9 +115,54 @@ def test_index_lives_in_the_bucket(s3_vault: VaultPaths, s3_endpoint: str) -> No
     assert len(hits) == 3
 
 
-def test_duckdb_sql_on_an_object_store_root_is_a_one_line_error(s3_vault: VaultPaths) -> None:
-    from vault_pipeline.sql import query
+def test_cli_materializes_queries_and_reports_on_the_bucket(s3_vault: VaultPaths,
+                                                           s3_endpoint: str) -> None:
+    """`vault import`, `vault materialize`, `vault sql` and `vault status` with
+    ``VAULT_HOME=s3://…``: the tables land in the bucket, and SQL reads them there (no DuckDB
+    extension), as read-only as on a local root."""
+    import json
 
-    s3_vault.store.write(PAPERS, pl.from_arrow(PAPERS.empty()))
-    with pytest.raises(VaultError, match="needs a local data root; s3://"):
-        query(s3_vault, "SELECT count(*) FROM papers")
+    from typer.testing import CliRunner
+
+    from vault_pipeline.cli import app
+
+    runner = CliRunner()
+    env = {"DAGSTER_HOME": str(s3_vault.dagster_home)}
+    assert runner.invoke(app, ["import", str(SAMPLE)], env=env).exit_code == 0
+    built = runner.invoke(app, ["materialize", "--select", "papers", "-q"], env=env)
+    assert built.exit_code == 0, built.output
+    assert "vault/tables/papers.parquet" in _keys(s3_endpoint, s3_vault.remote)
+    assert not (s3_vault.home / "tables" / "papers.parquet").exists()
+    assert not (s3_vault.home / "vault.duckdb").exists()  # its views would need httpfs
+
+    def sql(text: str):
+        return runner.invoke(app, ["sql", text, "-f", "json"], env=env)
+
+    counted = sql("SELECT count(*) AS n, count(DISTINCT arxiv_id) AS ids FROM papers "
+                  "WHERE title <> ''")
+    assert counted.exit_code == 0, counted.output
+    assert json.loads(counted.output) == [{"n": 111, "ids": 111}]
+    joined = sql("SELECT count(*) AS n, (SELECT count(*) FROM papers_rejected) AS rejected "
+                 "FROM papers a JOIN papers b USING (arxiv_id)")
+    assert joined.exit_code == 0, joined.output
+    assert json.loads(joined.output) == [{"n": 111, "rejected": 0}]
+    for statement, word in [("COPY (SELECT 1) TO 'out.csv'", "read-only"),
+                            ("CREATE TABLE t AS SELECT 1", "read-only"),
+                            ("INSTALL httpfs", "read-only"),
+                            ("SET enable_external_access = true", "read-only"),
+                            (f"SELECT * FROM read_parquet('{s3_vault.remote}/tables/"
+                             "papers.parquet')", "disabled"),
+                            ("SELECT * FROM nope", "does not exist")]:
+        refused = sql(statement)
+        assert refused.exit_code == 1 and "Traceback" not in refused.output, refused.output
+        assert refused.output.startswith("error:") and word in refused.output, refused.output
+    assert sql("SELECT count(*) AS n FROM papers").output == counted.output.replace(
+        ', "ids": 111', "")
+    status = runner.invoke(app, ["status"], env=env)
+    assert status.exit_code == 0, status.output
+    assert f"vault at {s3_vault.remote}" in status.output
+    line = next(li for li in status.output.splitlines() if li.startswith("papers "))
+    assert line.split()[1:3] == ["111", f"{s3_vault.store.size(PAPERS):,}"]
+    as_json = json.loads(runner.invoke(app, ["status", "--json"], env=env).output)
+    assert {"name": "papers", "rows": 111}.items() <= next(
+        t for t in as_json["tables"] if t["name"] == "papers").items()

@@ -58,8 +58,8 @@ def _main(version: Annotated[bool, typer.Option(
         help="Print the version and exit.")] = False) -> None:
     """Research Idea Vault: harvest, parse and query a results-masked idea vault."""
 
-HomeOption = Annotated[
-    Path | None,
+HomeOption = Annotated[  # a str: a Path would fold the `//` of an `s3://…` root
+    str | None,
     typer.Option("--home", envvar="VAULT_HOME", help="Data root (default ./vault_home)."),
 ]
 
@@ -69,7 +69,7 @@ def _fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _paths(home: Path | None) -> VaultPaths:
+def _paths(home: str | Path | None) -> VaultPaths:
     """The vault, created if new (commands that write)."""
     try:
         return VaultPaths.from_env(home).ensure()
@@ -77,7 +77,7 @@ def _paths(home: Path | None) -> VaultPaths:
         raise _fail(str(exc)) from None
 
 
-def _vault(home: Path | None) -> VaultPaths:
+def _vault(home: str | Path | None) -> VaultPaths:
     """An existing vault (read-only commands never create one)."""
     try:
         return VaultPaths.from_env(home).existing()
@@ -205,7 +205,7 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
     from .definitions import build_defs
 
     instance = _instance(paths)
-    os.environ["VAULT_HOME"] = str(paths.home)
+    os.environ["VAULT_HOME"] = paths.root  # the object-store URL when the root is one
     defs = build_defs(paths)
     everything = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
     try:
@@ -539,10 +539,8 @@ def _check_results(paths: VaultPaths) -> list[dict]:
     return sorted(latest.values(), key=lambda c: (c["asset"], c["check"]))
 
 
-def _status_json(paths: VaultPaths, files: dict[str, Path], zone_files: list) -> dict:
+def _status_json(paths: VaultPaths, files: list[str], zone_files: list) -> dict:
     """Everything `vault status` knows, for scripts and dashboards."""
-    import pyarrow.parquet as pq
-
     from .index.lance_index import index_metadata_of
 
     last = _last_materializations(paths, list(files))
@@ -552,9 +550,9 @@ def _status_json(paths: VaultPaths, files: dict[str, Path], zone_files: list) ->
     return {
         "home": str(paths.home),
         "raw_zone": {"files": len(zone_files), "bytes": sum(f.size_bytes for f in zone_files)},
-        "tables": [{"name": name, "rows": pq.ParquetFile(file).metadata.num_rows,
-                    "bytes": file.stat().st_size, "last_materialization": last.get(name)}
-                   for name, file in files.items()],
+        "tables": [{"name": name, "rows": paths.store.rows(name),
+                    "bytes": paths.store.size(name), "last_materialization": last.get(name)}
+                   for name in files],
         "index": index_metadata_of(paths) or None,
         "exports": [{"path": str(m.parent), "manifest": str(m)} for m in exports],
         "stale_assets": sorted(fingerprints.stale(paths, state, default, None,
@@ -573,22 +571,22 @@ def status(home: HomeOption = None, as_json: Annotated[bool, typer.Option(
     """List the tables of the vault: rows, size, last materialization."""
 
     paths = _vault(home)
-    files = sql_module.table_files(paths)
+    files = paths.store.names()
     zone = raw_zone.RawZone(paths).files(check=False)  # `vault verify` checks them
     if as_json:
         typer.echo(json.dumps(_status_json(paths, files, zone), indent=1, default=str))
         return
-    typer.echo(f"vault at {paths.home}")
+    typer.echo(f"vault at {paths.root}")
     typer.echo(f"raw zone: {len(zone)} file(s), {sum(f.size_bytes for f in zone):,} bytes")
     if not files:
         typer.echo("no tables yet: run `vault demo`, or `vault import` then `vault materialize`")
         return
     last = _last_materializations(paths, list(files))
     typer.echo(f"{'table':<24}{'rows':>12}{'bytes':>14}  last materialization")
-    for name, file in files.items():
+    for name in files:
         rows = paths.store.rows(name)
         when = last.get(name, "(written outside Dagster)")
-        typer.echo(f"{name:<24}{rows:>12,}{file.stat().st_size:>14,}  {when}")
+        typer.echo(f"{name:<24}{rows:>12,}{paths.store.size(name):>14,}  {when}")
 
 
 @eval_app.command("report")
@@ -834,7 +832,7 @@ def sample_dir() -> Path:
 def demo(home: HomeOption = None) -> None:
     """Import the bundled sample, materialize the whole asset graph, print a summary."""
     paths = _paths(home)
-    typer.echo(f"vault at {paths.home}")
+    typer.echo(f"vault at {paths.root}")
     try:
         _import(paths, [sample_dir()])
         typer.echo(f"cutoff for the sample: {DEMO_CUTOFF} (the default is 2026-01-01)")
@@ -848,7 +846,7 @@ def demo(home: HomeOption = None) -> None:
                         "table", 5)
     except VaultError as exc:
         raise _fail(str(exc)) from None
-    status(home=paths.home)
+    status(home=paths.root)
     typer.echo('\nnext: vault sql "SELECT primary_category, count(*) FROM papers GROUP BY 1"')
     typer.echo("      vault dev   (the Dagster UI on http://127.0.0.1:3000)")
     typer.echo('      vault search "test generation for web applications" --k 5')
@@ -869,7 +867,7 @@ def dev(ctx: typer.Context, home: HomeOption = None) -> None:
     _instance(paths)
     if importlib.util.find_spec("dagster") is None:
         raise _fail("Dagster is not installed in this environment")
-    env = os.environ | {"VAULT_HOME": str(paths.home)}
+    env = os.environ | {"VAULT_HOME": paths.root}
     # this interpreter's Dagster, activated or not, whatever the `dagster` script's first line
     command = [sys.executable, "-m", "dagster", "dev", "-m", "vault_pipeline.definitions",
                *ctx.args]
