@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLE
+from vault_pipeline.errors import VaultError
 from vault_pipeline.object_store import storage_options
 from vault_pipeline.papers import build_papers
 from vault_pipeline.paths import VaultPaths, is_url
@@ -166,3 +167,55 @@ def test_cli_materializes_queries_and_reports_on_the_bucket(s3_vault: VaultPaths
     as_json = json.loads(runner.invoke(app, ["status", "--json"], env=env).output)
     assert {"name": "papers", "rows": 111}.items() <= next(
         t for t in as_json["tables"] if t["name"] == "papers").items()
+
+
+def test_exports_are_published_to_the_bucket_manifest_last(s3_vault: VaultPaths,
+                                                           s3_endpoint: str) -> None:
+    """`vault export s3://…` and the dataset_export stage on an object-store root: the
+    export is built and verified locally, then every file is put whole, manifest last; the
+    manifest read back from the bucket lists exactly the keys there, `--check` verifies them
+    from the bucket and catches a changed object."""
+    import json
+
+    import fsspec
+    from typer.testing import CliRunner
+
+    from tests.splits_vault import CUTOFF, papers_frame, views_frame
+    from vault_pipeline.cli import app
+    from vault_pipeline.datasets.export import export_datasets
+    from vault_pipeline.datasets.stage import run_export
+    from vault_pipeline.datasets.training import build_training
+    from vault_pipeline.splits.build import build_splits
+    from vault_pipeline.splits.settings import SplitSettings
+
+    s3_vault.store.write(PAPERS, papers_frame())
+    with s3_vault.store.writing("views") as tmp:
+        views_frame().write_parquet(tmp)
+    build_splits(s3_vault, SplitSettings(cutoff=CUTOFF, validation=0.25, test=0.25, seed=7))
+    build_training(s3_vault)
+    url = f"{s3_vault.remote}/exports/mine"
+    report = export_datasets(s3_vault, url)
+    assert report.out_dir == url and report.files > 5
+    prefix = url.removeprefix("s3://").partition("/")[2] + "/"
+    keys = {k[len(prefix):] for k in _keys(s3_endpoint, s3_vault.remote) if k.startswith(prefix)}
+    fs = fsspec.filesystem("s3")
+    manifest = json.loads(fs.cat_file(f"{url}/manifest.json"))
+    assert {entry["path"] for entry in manifest["files"]} | {"manifest.json"} == keys
+    assert not list((s3_vault.home / "tmp").glob("export-*"))  # the local build is removed
+    with pytest.raises(VaultError, match="--overwrite"):
+        export_datasets(s3_vault, url)
+    fs.pipe_file(f"{s3_vault.remote}/exports/photos/cat.jpg", b"x")
+    with pytest.raises(VaultError, match="holds no export"):
+        export_datasets(s3_vault, f"{s3_vault.remote}/exports/photos", overwrite=True)
+    fs.pipe_file(f"{url}/stale.txt", b"left by an older export")
+    export_datasets(s3_vault, url, overwrite=True)
+    assert not fs.exists(f"{url}/stale.txt")  # keys the new export lacks are removed
+    runner = CliRunner()
+    checked = runner.invoke(app, ["export", url, "--check"])
+    assert checked.exit_code == 0 and "every file matches" in checked.output, checked.output
+    fs.pipe_file(f"{url}/splits.parquet", b"changed")
+    changed = runner.invoke(app, ["export", url, "--check"])
+    assert changed.exit_code == 1 and "problem(s) against its manifest" in changed.output
+    latest = run_export(s3_vault, None, None)  # type: ignore[arg-type]
+    assert latest.out_dir == f"{s3_vault.remote}/exports/latest"
+    assert fs.exists(f"{latest.out_dir}/manifest.json")

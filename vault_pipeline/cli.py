@@ -24,7 +24,7 @@ from .cli_harvest import harvest_app
 from .config import CONFIG_FILE
 from .errors import VaultError
 from .lazy import lazy_import
-from .paths import VaultPaths
+from .paths import VaultPaths, is_url
 
 # Loaded on first use, so `vault --help` starts in a fraction of a second.
 lock = lazy_import("vault_pipeline.lock")
@@ -735,9 +735,22 @@ def serve(
         raise _fail(str(exc)) from None
 
 
+def _verify_export_at(out_dir: str) -> list[str]:
+    """The problems of an export in a folder or at an object-store URL (fetched first)."""
+    from .datasets.manifest import verify_export
+
+    if not is_url(out_dir):
+        return verify_export(Path(out_dir))
+    from .datasets.publish import fetched
+
+    with fetched(out_dir) as folder:
+        return verify_export(folder)
+
+
 @app.command()
 def export(
-    out_dir: Annotated[Path, typer.Argument(help="Folder to write the datasets into.")],
+    out_dir: Annotated[str, typer.Argument(
+        help="Folder to write the datasets into, or an object-store URL (s3://…).")],
     overwrite: Annotated[bool, typer.Option(help="Replace an export already there.")] = False,
     check: Annotated[bool, typer.Option(
         "--check", help="Only verify an existing export against its manifest.")] = False,
@@ -755,18 +768,18 @@ def export(
     """Write the training datasets (Parquet and JSON lines per role and split), the
     retrievable vault, a manifest.json and a data card README.md; --check verifies one."""
     from .datasets.export import export_datasets
-    from .datasets.manifest import verify_export
 
     if check:
-        problems = verify_export(out_dir)
+        problems = _verify_export_at(out_dir)
         for problem in problems:
             typer.secho(f"  ! {problem}", fg=typer.colors.YELLOW, err=True)
         if problems:
             raise _fail(f"{out_dir}: {len(problems)} problem(s) against its manifest")
         typer.echo(f"{out_dir}: every file matches manifest.json")
         return
+    target: Path | str = out_dir if is_url(out_dir) else Path(out_dir)
     try:
-        report = export_datasets(_paths(home), out_dir, overwrite=overwrite,
+        report = export_datasets(_paths(home), target, overwrite=overwrite,
                                  formats=tuple(formats or ("jsonl",)),
                                  include_evaluation=include_evaluation,
                                  include_index=with_index)
@@ -850,7 +863,7 @@ def demo(home: HomeOption = None) -> None:
     typer.echo('\nnext: vault sql "SELECT primary_category, count(*) FROM papers GROUP BY 1"')
     typer.echo("      vault dev   (the Dagster UI on http://127.0.0.1:3000)")
     typer.echo('      vault search "test generation for web applications" --k 5')
-    typer.echo(f"datasets exported to {paths.home / 'exports' / 'latest'} "
+    typer.echo(f"datasets exported to {paths.root}/exports/latest "
                "(manifest.json, README.md data card)")
     if not ok:
         raise _fail("the demo run failed or a check did not pass (see above)")
