@@ -219,3 +219,33 @@ def test_exports_are_published_to_the_bucket_manifest_last(s3_vault: VaultPaths,
     latest = run_export(s3_vault, None, None)  # type: ignore[arg-type]
     assert latest.out_dir == f"{s3_vault.remote}/exports/latest"
     assert fs.exists(f"{latest.out_dir}/manifest.json")
+
+
+def test_demo_runs_end_to_end_on_the_bucket(s3_vault: VaultPaths, s3_endpoint: str) -> None:
+    """`vault demo` with ``VAULT_HOME=s3://…``: the whole default graph, then `vault sql`
+    and `vault search`; tables, index and export land in the bucket, none in the cache."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from vault_pipeline.cli import app
+
+    runner = CliRunner()
+    demo = runner.invoke(app, ["demo"])
+    assert demo.exit_code == 0, demo.output[-3000:]
+    assert "check FAIL" not in demo.output and f"vault at {s3_vault.remote}" in demo.output
+    keys = _keys(s3_endpoint, s3_vault.remote)
+    for key in ("vault/tables/papers.parquet", "vault/tables/splits.parquet",
+                "vault/exports/latest/manifest.json"):
+        assert key in keys
+    assert any(k.startswith("vault/index/views_index.lance/") for k in keys)
+    assert not list((s3_vault.home / "tables").glob("*.parquet"))
+    counted = runner.invoke(app, ["sql", "SELECT (SELECT count(*) FROM papers) AS papers, "
+                                  "(SELECT count(*) FROM splits) AS splits", "-f", "json"])
+    assert json.loads(counted.output) == [{"papers": 111, "splits": 111}], counted.output
+    found = runner.invoke(app, ["search", "test generation for web applications", "--k", "3"])
+    assert found.exit_code == 0, found.output
+    hits = [json.loads(line) for line in found.output.splitlines() if line.startswith("{")]
+    assert len(hits) == 3 and all(hit["arxiv_id"] for hit in hits), found.output
+    checked = runner.invoke(app, ["export", f"{s3_vault.remote}/exports/latest", "--check"])
+    assert checked.exit_code == 0, checked.output
