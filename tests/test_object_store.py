@@ -204,6 +204,8 @@ def test_exports_are_published_to_the_bucket_manifest_last(s3_vault: VaultPaths,
     assert not list((s3_vault.home / "tmp").glob("export-*"))  # the local build is removed
     with pytest.raises(VaultError, match="--overwrite"):
         export_datasets(s3_vault, url)
+    with pytest.raises(VaultError, match="--with-index copies a local index"):
+        export_datasets(s3_vault, f"{s3_vault.remote}/exports/other", include_index=True)
     fs.pipe_file(f"{s3_vault.remote}/exports/photos/cat.jpg", b"x")
     with pytest.raises(VaultError, match="holds no export"):
         export_datasets(s3_vault, f"{s3_vault.remote}/exports/photos", overwrite=True)

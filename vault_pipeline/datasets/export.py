@@ -92,6 +92,10 @@ def _vault_tables(paths: VaultPaths, splits: pl.DataFrame,
 def _index_snapshot(paths: VaultPaths, staging: Path) -> list[FileEntry]:
     """A copy of the LanceDB index (vault views with vectors) under `vault/index/`; it can
     be large, so it is written only on request."""
+    if paths.remote:
+        raise VaultError(f"--with-index copies a local index; this one lives at "
+                         f"{paths.remote}/index/{TABLE}.lance: export without the index "
+                         "and copy it with an object-store client")
     source = index_dir(paths) / f"{TABLE}.lance"
     if not source.is_dir():
         raise VaultError("the index does not exist yet: materialize it first "
