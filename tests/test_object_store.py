@@ -8,7 +8,6 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from tests.conftest import SAMPLE
@@ -117,9 +116,138 @@ def test_index_lives_in_the_bucket(s3_vault: VaultPaths, s3_endpoint: str) -> No
     assert len(hits) == 3
 
 
-def test_duckdb_sql_on_an_object_store_root_is_a_one_line_error(s3_vault: VaultPaths) -> None:
-    from vault_pipeline.sql import query
+def test_cli_materializes_queries_and_reports_on_the_bucket(s3_vault: VaultPaths,
+                                                           s3_endpoint: str) -> None:
+    """`vault import`, `vault materialize`, `vault sql` and `vault status` with
+    ``VAULT_HOME=s3://…``: the tables land in the bucket, and SQL reads them there (no DuckDB
+    extension), as read-only as on a local root."""
+    import json
 
-    s3_vault.store.write(PAPERS, pl.from_arrow(PAPERS.empty()))
-    with pytest.raises(VaultError, match="needs a local data root; s3://"):
-        query(s3_vault, "SELECT count(*) FROM papers")
+    from typer.testing import CliRunner
+
+    from vault_pipeline.cli import app
+
+    runner = CliRunner()
+    env = {"DAGSTER_HOME": str(s3_vault.dagster_home)}
+    assert runner.invoke(app, ["import", str(SAMPLE)], env=env).exit_code == 0
+    built = runner.invoke(app, ["materialize", "--select", "papers", "-q"], env=env)
+    assert built.exit_code == 0, built.output
+    assert "vault/tables/papers.parquet" in _keys(s3_endpoint, s3_vault.remote)
+    assert not (s3_vault.home / "tables" / "papers.parquet").exists()
+    assert not (s3_vault.home / "vault.duckdb").exists()  # its views would need httpfs
+
+    def sql(text: str):
+        return runner.invoke(app, ["sql", text, "-f", "json"], env=env)
+
+    counted = sql("SELECT count(*) AS n, count(DISTINCT arxiv_id) AS ids FROM papers "
+                  "WHERE title <> ''")
+    assert counted.exit_code == 0, counted.output
+    assert json.loads(counted.output) == [{"n": 111, "ids": 111}]
+    joined = sql("SELECT count(*) AS n, (SELECT count(*) FROM papers_rejected) AS rejected "
+                 "FROM papers a JOIN papers b USING (arxiv_id)")
+    assert joined.exit_code == 0, joined.output
+    assert json.loads(joined.output) == [{"n": 111, "rejected": 0}]
+    for statement, word in [("COPY (SELECT 1) TO 'out.csv'", "read-only"),
+                            ("CREATE TABLE t AS SELECT 1", "read-only"),
+                            ("INSTALL httpfs", "read-only"),
+                            ("SET enable_external_access = true", "read-only"),
+                            (f"SELECT * FROM read_parquet('{s3_vault.remote}/tables/"
+                             "papers.parquet')", "disabled"),
+                            ("SELECT * FROM nope", "does not exist")]:
+        refused = sql(statement)
+        assert refused.exit_code == 1 and "Traceback" not in refused.output, refused.output
+        assert refused.output.startswith("error:") and word in refused.output, refused.output
+    assert sql("SELECT count(*) AS n FROM papers").output == counted.output.replace(
+        ', "ids": 111', "")
+    status = runner.invoke(app, ["status"], env=env)
+    assert status.exit_code == 0, status.output
+    assert f"vault at {s3_vault.remote}" in status.output
+    line = next(li for li in status.output.splitlines() if li.startswith("papers "))
+    assert line.split()[1:3] == ["111", f"{s3_vault.store.size(PAPERS):,}"]
+    as_json = json.loads(runner.invoke(app, ["status", "--json"], env=env).output)
+    assert {"name": "papers", "rows": 111}.items() <= next(
+        t for t in as_json["tables"] if t["name"] == "papers").items()
+
+
+def test_exports_are_published_to_the_bucket_manifest_last(s3_vault: VaultPaths,
+                                                           s3_endpoint: str) -> None:
+    """`vault export s3://…` and the dataset_export stage on an object-store root: the
+    export is built and verified locally, then every file is put whole, manifest last; the
+    manifest read back from the bucket lists exactly the keys there, `--check` verifies them
+    from the bucket and catches a changed object."""
+    import json
+
+    import fsspec
+    from typer.testing import CliRunner
+
+    from tests.splits_vault import CUTOFF, papers_frame, views_frame
+    from vault_pipeline.cli import app
+    from vault_pipeline.datasets.export import export_datasets
+    from vault_pipeline.datasets.stage import run_export
+    from vault_pipeline.datasets.training import build_training
+    from vault_pipeline.splits.build import build_splits
+    from vault_pipeline.splits.settings import SplitSettings
+
+    s3_vault.store.write(PAPERS, papers_frame())
+    with s3_vault.store.writing("views") as tmp:
+        views_frame().write_parquet(tmp)
+    build_splits(s3_vault, SplitSettings(cutoff=CUTOFF, validation=0.25, test=0.25, seed=7))
+    build_training(s3_vault)
+    url = f"{s3_vault.remote}/exports/mine"
+    report = export_datasets(s3_vault, url)
+    assert report.out_dir == url and report.files > 5
+    prefix = url.removeprefix("s3://").partition("/")[2] + "/"
+    keys = {k[len(prefix):] for k in _keys(s3_endpoint, s3_vault.remote) if k.startswith(prefix)}
+    fs = fsspec.filesystem("s3")
+    manifest = json.loads(fs.cat_file(f"{url}/manifest.json"))
+    assert {entry["path"] for entry in manifest["files"]} | {"manifest.json"} == keys
+    assert not list((s3_vault.home / "tmp").glob("export-*"))  # the local build is removed
+    with pytest.raises(VaultError, match="--overwrite"):
+        export_datasets(s3_vault, url)
+    with pytest.raises(VaultError, match="--with-index copies a local index"):
+        export_datasets(s3_vault, f"{s3_vault.remote}/exports/other", include_index=True)
+    fs.pipe_file(f"{s3_vault.remote}/exports/photos/cat.jpg", b"x")
+    with pytest.raises(VaultError, match="holds no export"):
+        export_datasets(s3_vault, f"{s3_vault.remote}/exports/photos", overwrite=True)
+    fs.pipe_file(f"{url}/stale.txt", b"left by an older export")
+    export_datasets(s3_vault, url, overwrite=True)
+    assert not fs.exists(f"{url}/stale.txt")  # keys the new export lacks are removed
+    runner = CliRunner()
+    checked = runner.invoke(app, ["export", url, "--check"])
+    assert checked.exit_code == 0 and "every file matches" in checked.output, checked.output
+    fs.pipe_file(f"{url}/splits.parquet", b"changed")
+    changed = runner.invoke(app, ["export", url, "--check"])
+    assert changed.exit_code == 1 and "problem(s) against its manifest" in changed.output
+    latest = run_export(s3_vault, None, None)  # type: ignore[arg-type]
+    assert latest.out_dir == f"{s3_vault.remote}/exports/latest"
+    assert fs.exists(f"{latest.out_dir}/manifest.json")
+
+
+def test_demo_runs_end_to_end_on_the_bucket(s3_vault: VaultPaths, s3_endpoint: str) -> None:
+    """`vault demo` with ``VAULT_HOME=s3://…``: the whole default graph, then `vault sql`
+    and `vault search`; tables, index and export land in the bucket, none in the cache."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from vault_pipeline.cli import app
+
+    runner = CliRunner()
+    demo = runner.invoke(app, ["demo"])
+    assert demo.exit_code == 0, demo.output[-3000:]
+    assert "check FAIL" not in demo.output and f"vault at {s3_vault.remote}" in demo.output
+    keys = _keys(s3_endpoint, s3_vault.remote)
+    for key in ("vault/tables/papers.parquet", "vault/tables/splits.parquet",
+                "vault/exports/latest/manifest.json"):
+        assert key in keys
+    assert any(k.startswith("vault/index/views_index.lance/") for k in keys)
+    assert not list((s3_vault.home / "tables").glob("*.parquet"))
+    counted = runner.invoke(app, ["sql", "SELECT (SELECT count(*) FROM papers) AS papers, "
+                                  "(SELECT count(*) FROM splits) AS splits", "-f", "json"])
+    assert json.loads(counted.output) == [{"papers": 111, "splits": 111}], counted.output
+    found = runner.invoke(app, ["search", "test generation for web applications", "--k", "3"])
+    assert found.exit_code == 0, found.output
+    hits = [json.loads(line) for line in found.output.splitlines() if line.startswith("{")]
+    assert len(hits) == 3 and all(hit["arxiv_id"] for hit in hits), found.output
+    checked = runner.invoke(app, ["export", f"{s3_vault.remote}/exports/latest", "--check"])
+    assert checked.exit_code == 0, checked.output

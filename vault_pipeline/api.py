@@ -49,9 +49,7 @@ class Vault:
 
     def tables(self) -> list[str]:
         """The names of the tables written so far."""
-        from .sql import table_files
-
-        return list(table_files(self.paths))
+        return self.paths.store.names()
 
     def table(self, name: str) -> pl.DataFrame:
         """One table, whole, as a Polars frame."""

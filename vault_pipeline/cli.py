@@ -24,7 +24,7 @@ from .cli_harvest import harvest_app
 from .config import CONFIG_FILE
 from .errors import VaultError
 from .lazy import lazy_import
-from .paths import VaultPaths
+from .paths import VaultPaths, is_url
 
 # Loaded on first use, so `vault --help` starts in a fraction of a second.
 lock = lazy_import("vault_pipeline.lock")
@@ -58,8 +58,8 @@ def _main(version: Annotated[bool, typer.Option(
         help="Print the version and exit.")] = False) -> None:
     """Research Idea Vault: harvest, parse and query a results-masked idea vault."""
 
-HomeOption = Annotated[
-    Path | None,
+HomeOption = Annotated[  # a str: a Path would fold the `//` of an `s3://…` root
+    str | None,
     typer.Option("--home", envvar="VAULT_HOME", help="Data root (default ./vault_home)."),
 ]
 
@@ -69,7 +69,7 @@ def _fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _paths(home: Path | None) -> VaultPaths:
+def _paths(home: str | Path | None) -> VaultPaths:
     """The vault, created if new (commands that write)."""
     try:
         return VaultPaths.from_env(home).ensure()
@@ -77,7 +77,7 @@ def _paths(home: Path | None) -> VaultPaths:
         raise _fail(str(exc)) from None
 
 
-def _vault(home: Path | None) -> VaultPaths:
+def _vault(home: str | Path | None) -> VaultPaths:
     """An existing vault (read-only commands never create one)."""
     try:
         return VaultPaths.from_env(home).existing()
@@ -205,7 +205,7 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
     from .definitions import build_defs
 
     instance = _instance(paths)
-    os.environ["VAULT_HOME"] = str(paths.home)
+    os.environ["VAULT_HOME"] = paths.root  # the object-store URL when the root is one
     defs = build_defs(paths)
     everything = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
     try:
@@ -539,10 +539,8 @@ def _check_results(paths: VaultPaths) -> list[dict]:
     return sorted(latest.values(), key=lambda c: (c["asset"], c["check"]))
 
 
-def _status_json(paths: VaultPaths, files: dict[str, Path], zone_files: list) -> dict:
+def _status_json(paths: VaultPaths, files: list[str], zone_files: list) -> dict:
     """Everything `vault status` knows, for scripts and dashboards."""
-    import pyarrow.parquet as pq
-
     from .index.lance_index import index_metadata_of
 
     last = _last_materializations(paths, list(files))
@@ -552,9 +550,9 @@ def _status_json(paths: VaultPaths, files: dict[str, Path], zone_files: list) ->
     return {
         "home": str(paths.home),
         "raw_zone": {"files": len(zone_files), "bytes": sum(f.size_bytes for f in zone_files)},
-        "tables": [{"name": name, "rows": pq.ParquetFile(file).metadata.num_rows,
-                    "bytes": file.stat().st_size, "last_materialization": last.get(name)}
-                   for name, file in files.items()],
+        "tables": [{"name": name, "rows": paths.store.rows(name),
+                    "bytes": paths.store.size(name), "last_materialization": last.get(name)}
+                   for name in files],
         "index": index_metadata_of(paths) or None,
         "exports": [{"path": str(m.parent), "manifest": str(m)} for m in exports],
         "stale_assets": sorted(fingerprints.stale(paths, state, default, None,
@@ -573,22 +571,22 @@ def status(home: HomeOption = None, as_json: Annotated[bool, typer.Option(
     """List the tables of the vault: rows, size, last materialization."""
 
     paths = _vault(home)
-    files = sql_module.table_files(paths)
+    files = paths.store.names()
     zone = raw_zone.RawZone(paths).files(check=False)  # `vault verify` checks them
     if as_json:
         typer.echo(json.dumps(_status_json(paths, files, zone), indent=1, default=str))
         return
-    typer.echo(f"vault at {paths.home}")
+    typer.echo(f"vault at {paths.root}")
     typer.echo(f"raw zone: {len(zone)} file(s), {sum(f.size_bytes for f in zone):,} bytes")
     if not files:
         typer.echo("no tables yet: run `vault demo`, or `vault import` then `vault materialize`")
         return
     last = _last_materializations(paths, list(files))
     typer.echo(f"{'table':<24}{'rows':>12}{'bytes':>14}  last materialization")
-    for name, file in files.items():
+    for name in files:
         rows = paths.store.rows(name)
         when = last.get(name, "(written outside Dagster)")
-        typer.echo(f"{name:<24}{rows:>12,}{file.stat().st_size:>14,}  {when}")
+        typer.echo(f"{name:<24}{rows:>12,}{paths.store.size(name):>14,}  {when}")
 
 
 @eval_app.command("report")
@@ -737,9 +735,22 @@ def serve(
         raise _fail(str(exc)) from None
 
 
+def _verify_export_at(out_dir: str) -> list[str]:
+    """The problems of an export in a folder or at an object-store URL (fetched first)."""
+    from .datasets.manifest import verify_export
+
+    if not is_url(out_dir):
+        return verify_export(Path(out_dir))
+    from .datasets.publish import fetched
+
+    with fetched(out_dir) as folder:
+        return verify_export(folder)
+
+
 @app.command()
 def export(
-    out_dir: Annotated[Path, typer.Argument(help="Folder to write the datasets into.")],
+    out_dir: Annotated[str, typer.Argument(
+        help="Folder to write the datasets into, or an object-store URL (s3://…).")],
     overwrite: Annotated[bool, typer.Option(help="Replace an export already there.")] = False,
     check: Annotated[bool, typer.Option(
         "--check", help="Only verify an existing export against its manifest.")] = False,
@@ -757,18 +768,18 @@ def export(
     """Write the training datasets (Parquet and JSON lines per role and split), the
     retrievable vault, a manifest.json and a data card README.md; --check verifies one."""
     from .datasets.export import export_datasets
-    from .datasets.manifest import verify_export
 
     if check:
-        problems = verify_export(out_dir)
+        problems = _verify_export_at(out_dir)
         for problem in problems:
             typer.secho(f"  ! {problem}", fg=typer.colors.YELLOW, err=True)
         if problems:
             raise _fail(f"{out_dir}: {len(problems)} problem(s) against its manifest")
         typer.echo(f"{out_dir}: every file matches manifest.json")
         return
+    target: Path | str = out_dir if is_url(out_dir) else Path(out_dir)
     try:
-        report = export_datasets(_paths(home), out_dir, overwrite=overwrite,
+        report = export_datasets(_paths(home), target, overwrite=overwrite,
                                  formats=tuple(formats or ("jsonl",)),
                                  include_evaluation=include_evaluation,
                                  include_index=with_index)
@@ -834,7 +845,7 @@ def sample_dir() -> Path:
 def demo(home: HomeOption = None) -> None:
     """Import the bundled sample, materialize the whole asset graph, print a summary."""
     paths = _paths(home)
-    typer.echo(f"vault at {paths.home}")
+    typer.echo(f"vault at {paths.root}")
     try:
         _import(paths, [sample_dir()])
         typer.echo(f"cutoff for the sample: {DEMO_CUTOFF} (the default is 2026-01-01)")
@@ -848,11 +859,11 @@ def demo(home: HomeOption = None) -> None:
                         "table", 5)
     except VaultError as exc:
         raise _fail(str(exc)) from None
-    status(home=paths.home)
+    status(home=paths.root)
     typer.echo('\nnext: vault sql "SELECT primary_category, count(*) FROM papers GROUP BY 1"')
     typer.echo("      vault dev   (the Dagster UI on http://127.0.0.1:3000)")
     typer.echo('      vault search "test generation for web applications" --k 5')
-    typer.echo(f"datasets exported to {paths.home / 'exports' / 'latest'} "
+    typer.echo(f"datasets exported to {paths.root}/exports/latest "
                "(manifest.json, README.md data card)")
     if not ok:
         raise _fail("the demo run failed or a check did not pass (see above)")
@@ -869,7 +880,7 @@ def dev(ctx: typer.Context, home: HomeOption = None) -> None:
     _instance(paths)
     if importlib.util.find_spec("dagster") is None:
         raise _fail("Dagster is not installed in this environment")
-    env = os.environ | {"VAULT_HOME": str(paths.home)}
+    env = os.environ | {"VAULT_HOME": paths.root}
     # this interpreter's Dagster, activated or not, whatever the `dagster` script's first line
     command = [sys.executable, "-m", "dagster", "dev", "-m", "vault_pipeline.definitions",
                *ctx.args]

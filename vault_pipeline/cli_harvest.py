@@ -42,7 +42,7 @@ arxiv_app = typer.Typer(help="arXiv: OAI-PMH by datestamp, search API, ids, full
                         no_args_is_help=True)
 harvest_app.add_typer(arxiv_app, name="arxiv")
 
-HomeOption = Annotated[Path | None, typer.Option(
+HomeOption = Annotated[str | None, typer.Option(  # str: keeps `s3://`
     "--home", envvar="VAULT_HOME", help="Data root (default ./vault_home).")]
 ConfigOption = Annotated[Path | None, typer.Option(
     "--config", help="Harvest config (TOML); default $VAULT_HARVEST_CONFIG, else "
@@ -64,7 +64,7 @@ def _reporting(command: Callable[..., None]) -> Callable[..., None]:
 
 
 @contextlib.contextmanager
-def _context(home: Path | None, config: Path | None) -> Iterator[HarvestContext]:
+def _context(home: str | None, config: Path | None) -> Iterator[HarvestContext]:
     paths = VaultPaths.from_env(home).ensure()
     with sources_context.HarvestContext.open(paths, load_config(paths, config)) as ctx, \
             bars() as bar:

@@ -3,7 +3,11 @@
 
 The connection is read-only by construction: DuckDB may open the vault's table files and
 nothing else (no COPY over a table, no ATTACH, no reading or writing other files), its
-configuration is locked so a query cannot lift that, and only queries are accepted."""
+configuration is locked so a query cannot lift that, and only queries are accepted.
+
+On an object-store root DuckDB opens no file at all: each table is a PyArrow dataset read
+through the table store's fsspec filesystem (no `httpfs` extension to download), registered
+as a view, scanned lazily with DuckDB's column and filter pushdown."""
 
 from __future__ import annotations
 
@@ -19,25 +23,42 @@ QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.
 
 
 def table_files(paths: VaultPaths) -> dict[str, Path]:
+    """The local file of every table (a local data root only: DuckDB opens them itself)."""
     if not paths.remote:  # found by name, without loading the table store
         return local_tables(paths.tables)
     store = paths.store
     if not store.local:  # DuckDB would need its httpfs extension, downloaded at run time
-        raise VaultError(f"SQL over the tables needs a local data root; {store.url} is an "
-                         "object store (query it with DuckDB's httpfs extension, or copy "
-                         "the tables to a local folder)")
+        raise VaultError(f"the tables of {store.url} are objects, not local files")
     return {name: Path(store.path(name)) for name in store.names()}
+
+
+def _register_remote(connection: duckdb.DuckDBPyConnection, paths: VaultPaths) -> None:
+    """One view per table of an object-store root, over a PyArrow dataset on the store's
+    own fsspec filesystem (credentials and endpoint as every stage reads them)."""
+    import pyarrow.dataset as ds
+    from pyarrow.fs import FSSpecHandler, PyFileSystem
+
+    store = paths.store
+    filesystem = PyFileSystem(FSSpecHandler(store.fs))
+    for name in store.names():
+        connection.register(name, ds.dataset(store.path(name), filesystem=filesystem,
+                                             format="parquet"))
 
 
 def connect(paths: VaultPaths) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with one view per table, sealed: only the table files
-    may be opened, for reading, and the configuration cannot be changed back."""
+    may be opened (none, on an object store: the tables come in as Arrow), for reading, and
+    the configuration cannot be changed back."""
     connection = duckdb.connect(":memory:")
-    literals = {name: "'" + str(file).replace("'", "''") + "'"
-                for name, file in table_files(paths).items()}
-    for name, literal in literals.items():
-        connection.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM read_parquet({literal})")
-    connection.execute(f"SET allowed_paths = [{', '.join(literals.values())}]")
+    if paths.store.local:
+        literals = {name: "'" + str(file).replace("'", "''") + "'"
+                    for name, file in table_files(paths).items()}
+        for name, literal in literals.items():
+            connection.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM "
+                               f"read_parquet({literal})")
+        connection.execute(f"SET allowed_paths = [{', '.join(literals.values())}]")
+    else:
+        _register_remote(connection, paths)
     connection.execute("SET enable_external_access = false")
     connection.execute("SET autoinstall_known_extensions = false")
     connection.execute("SET autoload_known_extensions = false")
@@ -48,7 +69,7 @@ def connect(paths: VaultPaths) -> duckdb.DuckDBPyConnection:
 CATALOG_FILE = "vault.duckdb"
 
 
-def write_catalog(paths: VaultPaths) -> Path:
+def write_catalog(paths: VaultPaths) -> Path | None:
     """``<data root>/vault.duckdb``: a DuckDB database of views over the tables (absolute
     paths), for BI tools and the plain `duckdb` command. Rewritten after each run and
     swapped in atomically, so a tool that has it open keeps a consistent copy."""
@@ -95,7 +116,7 @@ def query(paths: VaultPaths, sql: str) -> duckdb.DuckDBPyRelation:
         relation = connection.sql(sql)
     except duckdb.Error as exc:
         message = _one_line(str(exc))
-        if not table_files(paths):
+        if not paths.store.names():
             message += " (the vault has no tables yet: run `vault demo` or `vault materialize`)"
         raise VaultError(message) from None
     if relation is None:

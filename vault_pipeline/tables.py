@@ -158,6 +158,10 @@ class TableStore:
         with self.fs.open(self.path(table), "rb") as handle:
             return int(pq.read_metadata(handle).num_rows)
 
+    def size(self, table: Table) -> int:
+        """Bytes of a written table's file (or object)."""
+        return int(self.fs.size(self.path(table)))
+
     @contextlib.contextmanager
     def writing(self, table: Table) -> Iterator[Path]:
         """A local temporary file that becomes the table on success only (for writers that

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import polars as pl
@@ -26,7 +26,7 @@ from ..errors import VaultError
 from ..evalsets.contamination import evaluation_papers, mark
 from ..index.lance_index import TABLE, index_dir, index_metadata_of
 from ..integrity.report import current_report
-from ..paths import VaultPaths
+from ..paths import VaultPaths, is_url
 from ..schemas import (
     EXPORT_OPENAI,
     EXPORT_VAULT_PAPERS,
@@ -55,7 +55,7 @@ FORMATS = ("jsonl", "openai-jsonl")  # beside Parquet, which is always written
 
 @dataclass(frozen=True)
 class ExportReport:
-    out_dir: Path
+    out_dir: Path | str  # a URL when published to an object store
     files: int
     rows: dict[str, int]
     cutoff: str
@@ -92,6 +92,10 @@ def _vault_tables(paths: VaultPaths, splits: pl.DataFrame,
 def _index_snapshot(paths: VaultPaths, staging: Path) -> list[FileEntry]:
     """A copy of the LanceDB index (vault views with vectors) under `vault/index/`; it can
     be large, so it is written only on request."""
+    if paths.remote:
+        raise VaultError(f"--with-index copies a local index; this one lives at "
+                         f"{paths.remote}/index/{TABLE}.lance: export without the index "
+                         "and copy it with an object-store client")
     source = index_dir(paths) / f"{TABLE}.lance"
     if not source.is_dir():
         raise VaultError("the index does not exist yet: materialize it first "
@@ -121,17 +125,34 @@ def _check_target(out_dir: Path, overwrite: bool) -> None:
                              "replace it")
 
 
-def export_datasets(paths: VaultPaths, out_dir: Path, overwrite: bool = False,
+def _export_remote(paths: VaultPaths, url: str, overwrite: bool, **options) -> ExportReport:
+    """Build and verify the export in the local scratch, then publish it to ``url``."""
+    from .publish import check_remote_target, publish_export
+
+    check_remote_target(url, overwrite)  # refused before any work, as a local folder is
+    paths.scratch.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="export-", dir=paths.scratch) as folder:
+        report = export_datasets(paths, Path(folder) / "export", **options)
+        published = publish_export(Path(report.out_dir), url, overwrite)
+    return replace(report, out_dir=published)
+
+
+def export_datasets(paths: VaultPaths, out_dir: Path | str, overwrite: bool = False,
                     index_info: dict[str, str] | None = None,
                     formats: tuple[str, ...] = ("jsonl",),
                     include_evaluation: bool = False,
                     include_index: bool = False) -> ExportReport:
-    """Write the export of the vault's current `training_examples` and `splits`."""
+    """Write the export of the vault's current `training_examples` and `splits` (to a
+    local folder, or to an object-store URL through :mod:`.publish`)."""
     unknown = set(formats) - set(FORMATS)
     if unknown:
         raise VaultError(f"unknown export format {sorted(unknown)[0]!r}; choose from "
                          f"{', '.join(FORMATS)}")
-    out_dir = out_dir.expanduser().resolve()
+    if isinstance(out_dir, str) and is_url(out_dir):
+        return _export_remote(paths, out_dir, overwrite, index_info=index_info,
+                              formats=formats, include_evaluation=include_evaluation,
+                              include_index=include_index)
+    out_dir = Path(out_dir).expanduser().resolve()
     _check_target(out_dir, overwrite)
     examples = paths.store.read_required(TRAINING_EXAMPLES, TRAINING_EXAMPLES.names)
     splits = paths.store.read_required(SPLITS, SPLITS.names)

@@ -4,6 +4,7 @@ training examples per role and split (`training_examples`), and their export as 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..ideas.settings import STAGE as IDEAS
@@ -63,8 +64,17 @@ def latest_export(paths: VaultPaths) -> Path:
 def run_export(paths: VaultPaths, _settings: NoSettings, _context: RunContext
                ) -> ExportReport:
     """Files, not tables: the export is written whole into `exports/latest` (replacing the
-    last one), each file listed with its sha256 in the manifest."""
-    return export_datasets(paths, latest_export(paths), overwrite=True)
+    last one), each file listed with its sha256 in the manifest. On an object-store root it
+    is then published to `<root>/exports/latest` (the local copy stays in the cache, where
+    the asset check verifies it)."""
+    report = export_datasets(paths, latest_export(paths), overwrite=True)
+    if paths.remote:
+        from .publish import publish_export
+
+        url = publish_export(latest_export(paths), f"{paths.remote}/exports/{LATEST}",
+                             overwrite=True)
+        report = replace(report, out_dir=url)
+    return report
 
 
 EXPORT_STAGE: Stage[NoSettings, ExportReport] = Stage(
