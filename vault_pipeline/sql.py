@@ -23,13 +23,11 @@ QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.
 
 
 def table_files(paths: VaultPaths) -> dict[str, Path]:
-    """The local file of every table (a local data root only: DuckDB opens them itself)."""
-    if not paths.remote:  # found by name, without loading the table store
-        return local_tables(paths.tables)
-    store = paths.store
-    if not store.local:  # DuckDB would need its httpfs extension, downloaded at run time
-        raise VaultError(f"the tables of {store.url} are objects, not local files")
-    return {name: Path(store.path(name)) for name in store.names()}
+    """The local file of every table (a local data root only: DuckDB opens them itself),
+    found by name without loading the table store."""
+    if paths.remote:
+        raise VaultError(f"the tables of {paths.root} are objects, not local files")
+    return local_tables(paths.tables)
 
 
 def _register_remote(connection: duckdb.DuckDBPyConnection, paths: VaultPaths) -> None:
@@ -50,7 +48,7 @@ def connect(paths: VaultPaths) -> duckdb.DuckDBPyConnection:
     may be opened (none, on an object store: the tables come in as Arrow), for reading, and
     the configuration cannot be changed back."""
     connection = duckdb.connect(":memory:")
-    if paths.store.local:
+    if not paths.remote:  # the table store (Polars, PyArrow) is loaded for a bucket only
         literals = {name: "'" + str(file).replace("'", "''") + "'"
                     for name, file in table_files(paths).items()}
         for name, literal in literals.items():
