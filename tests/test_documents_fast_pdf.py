@@ -180,3 +180,16 @@ def test_citations_wrapped_over_lines_of_a_real_paper_are_dropped(tmp_path: Path
 def test_each_table_mode_has_its_own_version() -> None:
     versions = {fast_version(mode) for mode in (RULED, ALL, OFF)}
     assert len(versions) == 3
+
+
+def test_loading_the_definitions_does_not_load_pymupdf() -> None:
+    """PyMuPDF (about a third of a second) is loaded by the first conversion, not by every
+    `vault materialize` or code-server start."""
+    import subprocess
+    import sys
+
+    code = ("import sys, vault_pipeline.definitions\n"
+            "print('LOADED' if 'pymupdf.mupdf' in sys.modules else 'LIGHT')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[-1] == "LIGHT"

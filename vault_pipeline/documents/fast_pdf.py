@@ -28,17 +28,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import pymupdf
-
+from ..lazy import lazy_import
 from .fast_tables import Piece, captioned, horizontal_rules, rule_groups, table_markdown
 from .outcome import Converted
 from .pdf import ALL, OFF, RULED, PdfLimits, check_table_mode, convert_pdf
 
+pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
+
 FAST_VERSION = "2"  # 2: tables from rules and pieces; lines not merged across rows
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
-TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE
-BOLD = pymupdf.TEXT_FONT_BOLD
 HEADING_MAX_CHARS = 150
 HEADING_MAX_LINES = 3
 LARGER = 0.9  # points above the body size that make a line a heading
@@ -178,7 +177,7 @@ def _visual_lines(block: dict) -> list[Line]:
         for span in spans:
             n = len(span["text"].strip())
             chars[round(span["size"] * 2) / 2] += n
-            if span["flags"] & BOLD or "bold" in span["font"].lower():
+            if span["flags"] & pymupdf.TEXT_FONT_BOLD or "bold" in span["font"].lower():
                 bold += n
         total = sum(chars.values())
         bbox = (min(ln["bbox"][0] for ln in row), min(ln["bbox"][1] for ln in row),
@@ -195,7 +194,8 @@ def _visual_lines(block: dict) -> list[Line]:
 
 def page_blocks(page: pymupdf.Page) -> list[Block]:
     blocks = []
-    for block in page.get_text("dict", flags=TEXT_FLAGS)["blocks"]:
+    flags = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE
+    for block in page.get_text("dict", flags=flags)["blocks"]:
         if block["type"] != 0:
             continue
         lines = _visual_lines(block)

@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import pymupdf
+from ..lazy import lazy_import
+
+pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 
 MIN_RULES = 3  # booktabs: top, header and bottom rules
 MIN_WIDTH = 0.15  # of the page width: a shorter stroke is a figure's, not a table's rule

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pymupdf
+from ..lazy import lazy_import
+
+pymupdf = lazy_import("pymupdf")  # loaded on first use, not with the definitions
 
 MIN_FONT_SIZE = 2.0  # points; footnote sub/superscripts are about 5 pt
 WHITE = 0.95  # every colour component this light or lighter counts as white (paper colour)
