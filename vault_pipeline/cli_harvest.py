@@ -360,8 +360,9 @@ def harvest_s2(
         if not (ids or file) and semantic_scholar.population_wanted(ctx):
             population, plan = semantic_scholar.population_ids(ctx)
             typer.echo(f"then, with the API key, the evaluation population: {plan.asked} "
-                       f"submissions by arXiv id ({plan.without_id} without one) and the "
-                       "citing papers of those Semantic Scholar knows")
+                       f"submissions by arXiv id, {plan.without_id} without one by title "
+                       f"({semantic_scholar.match_url(ctx)}, accepted at a title ratio >= "
+                       "0.90), and the citing papers of those Semantic Scholar knows")
         if walk:
             missing, _ = semantic_scholar.missing_cited(ctx)
             typer.echo(f"then the walk: {len(missing)} cited arXiv ids missing from the vault")

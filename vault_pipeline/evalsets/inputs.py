@@ -109,6 +109,8 @@ def read_inputs(paths: VaultPaths, scale: tuple[float, float]) -> Inputs:
     reviews, excluded = check_ratings(store.read(REVIEWS), scale)
     documents = store.read_optional(DOCUMENTS)
     if documents is not None:
+        if "forum_id" not in documents.columns:  # a table built before OpenReview PDFs
+            documents = documents.with_columns(forum_id=pl.lit(None, pl.String))
         documents = documents.filter(pl.col("arxiv_id").is_not_null()
                                      | pl.col("forum_id").is_not_null())
     counts = store.read_optional(CITATION_COUNTS)
