@@ -171,3 +171,30 @@ def test_forum_ids_are_read_from_the_names_the_harvest_stores() -> None:
     assert forum_of("openreview-a_b-C.rev-e1.pdf", None) == ("a_b-C", True)
     assert forum_of("openreview-x.pdf", "http://h/or1/references/pdf?id=r1") == ("x", True)
     assert forum_of("2202.12139v1.pdf", "https://arxiv.org/pdf/2202.12139v1") == (None, False)
+
+
+def test_api_v1_venues_read_their_references(vault_paths) -> None:
+    """A venue on API v1: the PDF from the v1 base, revisions from the note's references
+    (`/references?referent=&original=true`), each read from `/references/pdf`."""
+    from vault_pipeline.sources.config import VenueSettings
+
+    _submissions(vault_paths, [{"forum_id": "fV1", "pdf": "/pdf/current.pdf"}])
+    with ReplayServer() as server:
+        server.add("/or1/pdf", Reply(body=_pdf("Version two."), content_type=PDF_TYPE),
+                   id="fV1")
+        server.add("/or1/references", Reply(body=json.dumps({"references": [
+            {"id": "r2", "tcdate": 3, "content": {"pdf": "/pdf/current.pdf"}},
+            {"id": "r1", "tcdate": 2, "content": {"title": "Retitled"}},
+            {"id": "r0", "tcdate": 1, "content": {"pdf": "/pdf/first.pdf"}}]}),
+            content_type=JSON), referent="fV1", original="true")
+        server.add("/or1/references/pdf", Reply(body=_pdf("Version one."),
+                                                content_type=PDF_TYPE), id="r0")
+        venues = (VenueSettings(VENUE, api=1),)
+        with harvest_context(vault_paths, server, openreview={"venues": venues}) as ctx:
+            items, _ = openreview_pdf.plan(ctx)
+            report = openreview_pdf.fetch(ctx, items, revisions=True)
+        assert server.requests("/or2/pdf") == []
+        assert [s.query["id"] for s in server.requests("/or1/references/pdf")] == ["r0"]
+    assert (report.fetched, report.revisions, report.failed) == (1, 1, [])
+    names = {r.original_name for r in RawZone(vault_paths).files(["pdf"])}
+    assert names == {"openreview-fV1.pdf", "openreview-fV1.rev-r0.pdf"}
