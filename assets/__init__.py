@@ -10,7 +10,7 @@ from .documents import documents, documents_checks
 from .evalruns import evalruns_assets
 from .evalsets import evalsets_assets, evalsets_checks
 from .harvest_arxiv import arxiv_fulltext_harvest, arxiv_oai_harvest_asset, arxiv_reference_walk
-from .harvest_sources import openreview_harvest_asset, s2_harvest
+from .harvest_sources import openreview_harvest_asset, openreview_pdf_harvest, s2_harvest
 from .ideas import ideas_assets, ideas_checks
 from .index import index_assets, index_checks
 from .integrity import integrity_assets, integrity_checks
@@ -21,7 +21,8 @@ from .reviews import reviews
 from .splits import splits_assets, splits_checks
 
 all_assets = [raw_files, papers, documents]
-all_assets += [reviews, citations, arxiv_fulltext_harvest, arxiv_reference_walk, s2_harvest]
+all_assets += [reviews, citations, arxiv_fulltext_harvest, arxiv_reference_walk, s2_harvest,
+               openreview_pdf_harvest]
 all_checks = [*papers_checks, *documents_checks]
 all_assets += ideas_assets
 all_checks += ideas_checks

@@ -5,7 +5,7 @@ concurrency pool and behind its own shared request clock. Responses land in the 
 import dagster as dg
 from pydantic import Field
 
-from vault_pipeline.sources import openreview, semantic_scholar
+from vault_pipeline.sources import openreview, openreview_pdf, semantic_scholar
 from vault_pipeline.sources.config import HarvestConfig
 from vault_pipeline.sources.context import HarvestContext
 
@@ -74,3 +74,36 @@ def s2_harvest(context: dg.AssetExecutionContext, vault: VaultResource,
         "found": report.found, "not_found": len(report.not_found), "requests": requests,
         "evaluation_population": population.asked if population else 0,
         "evaluation_population_known": population.resolved if population else 0})
+
+
+class OpenReviewPdfConfig(dg.Config):
+    revisions: bool = Field(False, description=(
+        "Also fetch the earlier PDFs the venue keeps (note edits; API v1 references)."))
+    retry_failed: bool = Field(False, description=(
+        "Ask again for forums whose PDF failed before (a 404, an answer not a PDF)."))
+    max_files: int | None = Field(None, description=(
+        "Most forums fetched in this run; unset: every planned forum."))
+
+
+@dg.asset(
+    group_name=HARVEST_GROUP, deps=["submissions"], pool="openreview",
+    kinds={"openreview", "pdf"},
+    description="Submission PDFs of the evaluation venues from OpenReview into the raw zone "
+                "(`documents` converts them keyed by forum id); a forum is asked again only "
+                "when its note's PDF changed, a failure only with `retry_failed`.",
+)
+def openreview_pdf_harvest(context: dg.AssetExecutionContext, vault: VaultResource,
+                           config: OpenReviewPdfConfig) -> dg.MaterializeResult:
+    with HarvestContext.open(vault.paths()) as ctx:
+        items, plan = openreview_pdf.plan(ctx, retry_failed=config.retry_failed,
+                                          limit=config.max_files)
+        report = openreview_pdf.fetch(ctx, items, config.revisions, plan)
+        requests = ctx.requests_sent().get("openreview", 0)
+    for forum, reason in report.failed:
+        context.log.warning(f"{forum}: {reason}")
+    context.log.info(openreview_pdf.describe(report))
+    return dg.MaterializeResult(metadata={
+        "submissions": report.submissions, "without_pdf": report.without_pdf,
+        "planned": report.planned, "fetched": report.fetched,
+        "already_present": report.already_present, "revisions": report.revisions,
+        "failed": len(report.failed), "bytes": report.bytes, "requests": requests})

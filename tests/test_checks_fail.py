@@ -81,6 +81,9 @@ def test_documents_checks_fail(store: TableStore) -> None:
     put(store, DOCUMENTS, [{"arxiv_id": "2401.00001", "sha256": s, "status": "ok",
                             "text": "t"} for s in "ab"])
     assert not documents_quality.one_row_per_paper(store).passed
+    put(store, DOCUMENTS, [{"arxiv_id": None, "forum_id": "f1", "sha256": s, "text": "t"}
+                           for s in "ab"])  # one OpenReview submission, two rows
+    assert not documents_quality.one_row_per_paper(store).passed
 
 
 def test_record_checks_fail(store: TableStore) -> None:

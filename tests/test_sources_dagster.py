@@ -83,7 +83,8 @@ def test_dry_run_sends_nothing(vault_paths, monkeypatch) -> None:
         _env(monkeypatch, server, vault_paths)
         runner = CliRunner()
         for args in (["arxiv", "oai", "--from", "2026-11-10"], ["openreview"],
-                     ["s2", "ARXIV:2611.00001"], ["arxiv", "search", "cat:cs.LG"]):
+                     ["s2", "ARXIV:2611.00001"], ["arxiv", "search", "cat:cs.LG"],
+                     ["openreview-pdfs"]):
             result = runner.invoke(app, ["harvest", *args, "--dry-run"])
             assert result.exit_code == 0, result.output
             assert "would" in result.output

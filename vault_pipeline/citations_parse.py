@@ -1,6 +1,8 @@
 """Semantic Scholar responses as received into citation-count rows and reference rows:
 ``POST /paper/batch`` (a JSON list aligned with the requested ids, ``null`` for an id S2 does
-not know), ``GET /paper/{id}`` (one paper with its nested ``references``) and pages of
+not know), ``GET /paper/{id}`` (one paper with its nested ``references``),
+``GET /paper/search/match`` (the one paper whose title is closest to a query,
+``{data: [paper]}``) and pages of
 ``/paper/{id}/references`` or ``/citations`` (``{offset, next?, data: [{citedPaper}|
 {citingPaper}]}``; ``next`` absent on the last page). A page names the paper it lists for
 only in its URL, so its rows come from the origin the harvest stored it under; a page
@@ -34,6 +36,15 @@ def is_page(payload: Any) -> bool:
                     for item in payload["data"]))
 
 
+def is_title_match(payload: Any) -> bool:
+    """An answer of ``/paper/search/match``: ``{data: [{paperId, title, matchScore, ...}]}``
+    (S2's single closest title; "Title match not found" is a 404, never stored)."""
+    return (isinstance(payload, dict) and "offset" not in payload
+            and isinstance(payload.get("data"), list) and len(payload["data"]) > 0
+            and all(isinstance(item, dict) and isinstance(item.get("paperId"), str)
+                    for item in payload["data"]))
+
+
 def classify(payload: Any) -> tuple[str, int] | None:
     """(kind, records) of a Semantic Scholar response (a batch list, one paper from
     ``/paper/{id}``, a references or citations page); None if it is not one."""
@@ -42,7 +53,7 @@ def classify(payload: Any) -> tuple[str, int] | None:
         raise RawFormatError(f"Semantic Scholar error: {detail}")
     if isinstance(payload, dict) and isinstance(payload.get("paperId"), str):
         return S2_KIND, 1
-    if is_page(payload):
+    if is_page(payload) or is_title_match(payload):
         return S2_KIND, len(payload["data"])
     if not isinstance(payload, list):
         return None
@@ -99,6 +110,8 @@ def papers_of(payload: Any) -> list:
     the papers listed on a references or citations page (their own references unknown)."""
     if isinstance(payload, list):
         return payload
+    if is_title_match(payload):
+        return list(payload["data"])
     if is_page(payload):
         listed = [item.get("citedPaper") or item.get("citingPaper") for item in payload["data"]]
         return [{k: v for k, v in paper.items() if k not in ("references", "citations")}

@@ -33,6 +33,7 @@ arxiv_api = lazy_import("vault_pipeline.sources.arxiv_api")
 fulltext = lazy_import("vault_pipeline.sources.fulltext")
 oai_pmh = lazy_import("vault_pipeline.sources.oai_pmh")
 openreview = lazy_import("vault_pipeline.sources.openreview")
+openreview_pdf = lazy_import("vault_pipeline.sources.openreview_pdf")
 semantic_scholar = lazy_import("vault_pipeline.sources.semantic_scholar")
 sources_context = lazy_import("vault_pipeline.sources.context")
 
@@ -293,6 +294,36 @@ def harvest_openreview(
         typer.echo(f"{report.venue}: {status}")
 
 
+@harvest_app.command("openreview-pdfs")
+@_reporting
+def harvest_openreview_pdfs(
+    venue: Annotated[list[str] | None, typer.Option(
+        help="Venue ids (default: the evaluation sets' venues).")] = None,
+    revisions: Annotated[bool, typer.Option(help="Also the earlier PDFs the venue keeps "
+                                                 "(note edits, API v1 references).")] = False,
+    retry_failed: Annotated[bool, typer.Option(help="Ask forums that failed again.")] = False,
+    max_files: Annotated[int | None, typer.Option(help="At most this many forums.")] = None,
+    dry_run: DryRun = False, home: HomeOption = None, config: ConfigOption = None,
+) -> None:
+    """Submission PDFs from OpenReview (after `vault harvest openreview` and `reviews`), for
+    the `documents` stage to convert keyed by forum id."""
+    paths = VaultPaths.from_env(home).ensure()
+    settings = load_config(paths, config)
+    if dry_run:
+        ctx = sources_context.HarvestContext.open(paths, settings)
+        items, plan = openreview_pdf.plan(ctx, venue, retry_failed, limit=max_files)
+        typer.echo(f"would request {len(items)} PDF(s) of {plan.submissions} submissions "
+                   f"({plan.without_pdf} without a public PDF)"
+                   + (f", first {openreview_pdf.pdf_url(ctx, items[0])}" if items else ""))
+        return
+    with _context(home, config) as ctx:
+        items, plan = openreview_pdf.plan(ctx, venue, retry_failed, limit=max_files)
+        report = openreview_pdf.fetch(ctx, items, revisions, plan)
+    typer.echo(openreview_pdf.describe(report))
+    for forum, reason in report.failed:
+        typer.secho(f"  ! {forum}: {reason}", fg=typer.colors.YELLOW, err=True)
+
+
 @harvest_app.command("s2")
 @_reporting
 def harvest_s2(
@@ -329,8 +360,9 @@ def harvest_s2(
         if not (ids or file) and semantic_scholar.population_wanted(ctx):
             population, plan = semantic_scholar.population_ids(ctx)
             typer.echo(f"then, with the API key, the evaluation population: {plan.asked} "
-                       f"submissions by arXiv id ({plan.without_id} without one) and the "
-                       "citing papers of those Semantic Scholar knows")
+                       f"submissions by arXiv id, {plan.without_id} without one by title "
+                       f"({semantic_scholar.match_url(ctx)}, accepted at a title ratio >= "
+                       "0.90), and the citing papers of those Semantic Scholar knows")
         if walk:
             missing, _ = semantic_scholar.missing_cited(ctx)
             typer.echo(f"then the walk: {len(missing)} cited arXiv ids missing from the vault")

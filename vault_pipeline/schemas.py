@@ -243,11 +243,16 @@ CITATION_COUNTS = TableSchema(
 
 DOCUMENTS = TableSchema(
     "documents",
-    "One row per paper (or per unidentified PDF/e-print): its best full text as cleaned "
-    "Markdown (LaTeX, else PDF, else the abstract), with status and reason.",
+    "One row per paper (or per unidentified PDF/e-print), and one per OpenReview "
+    "submission: its best full text as cleaned Markdown (LaTeX, else PDF, else the "
+    "abstract), with status and reason.",
     (
         Column("arxiv_id", _str, "Version-less arXiv id; null for a file no id could be read "
-               "from (status `unidentified` or a failure, keyed by `sha256`)."),
+               "from (status `unidentified` or a failure, keyed by `sha256`) and for an "
+               "OpenReview submission's row."),
+        Column("forum_id", _str, "OpenReview forum id of a submission's row: the text of its "
+               "PDF fetched from OpenReview, else its OpenReview abstract with the reason; "
+               "null for arXiv papers."),
         Column("version", pa.int32(), "arXiv version of the converted file (from its name or "
                "URL), if known."),
         Column("sha256", _str, "sha256 of the raw input the text comes from (for "
@@ -735,10 +740,13 @@ _REPRESENTATION_COLUMNS = (
     Column("full_text", _str, "Input representation 2: cleaned full text cut at the "
            "configured length (30,000 characters); the title and abstract when no full text "
            "was converted.", False),
-    Column("full_text_source", _str, "`latex`, `pdf` or `abstract_only`.", False),
+    Column("full_text_source", _str, "`openreview_pdf` (the submission's own PDF from "
+           "OpenReview, what seed 001 converted), `latex` or `pdf` (its arXiv match's), or "
+           "`abstract_only`.", False),
     Column("full_text_truncated", pa.bool_(), "Whether the full text was cut.", False),
     Column("full_text_chars", pa.int64(), "Length of the cleaned full text before cutting."),
-    Column("full_text_note", _str, "Why there is no full text, when there is none."),
+    Column("full_text_note", _str, "Why there is no full text, when there is none (the "
+           "OpenReview PDF's or the arXiv document's failure, or no source at all)."),
     Column("seed", pa.int64(), "Seed of the sample.", False),
 )
 
@@ -848,8 +856,8 @@ _SUMMARY_UNIT = (
     Column("model", _str, "Summarizer model (or the extractive rules' version).", False),
     Column("prompt_version", _str, "Prompt file, e.g. `summary_vanilla.v1`.", False),
     Column("prompt_sha256", _str, "sha256 of the prompt file.", False),
-    Column("source", _str, "Where the summarized text came from: `latex`, `pdf` or "
-           "`abstract_only` (the set's `full_text_source`).", False),
+    Column("source", _str, "Where the summarized text came from: `openreview_pdf`, `latex`, "
+           "`pdf` or `abstract_only` (the set's `full_text_source`).", False),
     Column("attempts", pa.int32(), "Answers asked for (1 + re-asks).", False),
 )
 

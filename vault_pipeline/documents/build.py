@@ -30,9 +30,10 @@ from ..journal import Journal
 from ..paths import VaultPaths
 from ..progress import Progress, no_progress
 from ..raw.zone import RawZone
-from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS, PAPERS, TableSchema
+from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS, PAPERS, SUBMISSIONS, TableSchema
 from .cleaning import CLEANING_VERSION
 from .convert import LATEX, PDF, Settings, Task, convert_task
+from .forums import FORUM_KEY, forum_of, with_submissions
 from .naming import arxiv_id_of
 from .outcome import NO_SOURCE, OK, SUCCESS, TRANSIENT, UNIDENTIFIED, Conversion
 from .workers import PoolSettings, convert_batch, run_isolated
@@ -67,9 +68,12 @@ class Input:
     arxiv_id: str | None
     version: int | None
     received_at: datetime
+    forum_id: str | None = None  # an OpenReview submission's PDF (see `forums`)
 
     @property
     def paper_key(self) -> str:
+        if self.forum_id:
+            return f"{FORUM_KEY}{self.forum_id}"
         return self.arxiv_id or f"sha256:{self.sha256}"
 
 
@@ -87,11 +91,16 @@ class DocumentsReport:
 def collect_inputs(zone: RawZone) -> list[Input]:
     inputs = []
     for raw in zone.files(kinds=RAW_KINDS):
-        found, _where = arxiv_id_of(raw.original_name, raw.origin)
+        forum, revision = forum_of(raw.original_name, raw.origin) if raw.kind == "pdf" \
+            else (None, False)
+        if revision:
+            continue  # an earlier OpenReview revision: kept in the raw zone, not converted
+        found = None if forum else arxiv_id_of(raw.original_name, raw.origin)[0]
         inputs.append(Input(
             sha256=raw.sha256, kind=RAW_KINDS[raw.kind], path=zone.absolute(raw),
             name=raw.original_name, arxiv_id=found.id if found else None,
             version=found.version if found else None, received_at=raw.received_at,
+            forum_id=forum,
         ))
     return inputs
 
@@ -271,10 +280,11 @@ class DocumentsBuild:
             chosen = winner or (tried[-1] if tried else candidates[-1])
             attempt = self.attempts.get(chosen.sha256, {})
             status = attempt.get("status", "failed")
-            if winner is not None and winner.arxiv_id is None:
+            if winner is not None and winner.arxiv_id is None and winner.forum_id is None:
                 status = UNIDENTIFIED
             rows.append({
-                "paper_key": key, "arxiv_id": chosen.arxiv_id, "version": chosen.version,
+                "paper_key": key, "arxiv_id": chosen.arxiv_id, "forum_id": chosen.forum_id,
+                "version": chosen.version,
                 "sha256": chosen.sha256, "source": chosen.kind, "status": status,
                 "error": errors if winner is None else _unidentified_error(winner),
                 "winner": winner is not None, "input_name": chosen.name,
@@ -286,7 +296,7 @@ class DocumentsBuild:
             })
         schema = {"paper_key": pl.String, "winner": pl.Boolean} | {
             name: DOCUMENTS.polars[name] for name in
-            ("arxiv_id", "version", "sha256", "source", "status", "error", "input_name",
+            ("arxiv_id", "forum_id", "version", "sha256", "source", "status", "error", "input_name",
              "converter", "converter_version", "n_pages", "n_chars", "duration_ms",
              "converted_at")}
         return pl.DataFrame(rows, schema=schema)
@@ -309,9 +319,13 @@ class DocumentsBuild:
         converted = with_files.with_columns(
             pl.when(pl.col("winner")).then(pl.col(c)).otherwise(None).alias(c)
             for c in ("text", "references", "appendix"))
-        documents = (with_abstracts(converted, papers)
+        submissions = store.scan_optional(SUBMISSIONS)
+        if submissions is not None:
+            submissions = submissions.select("forum_id", "title", "abstract", "pdf").unique(
+                "forum_id", keep="first")
+        documents = (with_abstracts(converted, papers, submissions)
                      .select(DOCUMENTS.names).cast(DOCUMENTS.polars)  # type: ignore[arg-type]
-                     .sort("arxiv_id", "sha256", nulls_last=True))
+                     .sort("arxiv_id", "forum_id", "sha256", nulls_last=True))
         with store.writing(DOCUMENTS) as tmp:
             documents.sink_parquet(tmp, compression="zstd")
         attempts = pl.DataFrame(list(self.attempts.values()), schema=DOCUMENT_ATTEMPTS.polars) \
@@ -331,7 +345,7 @@ class DocumentsBuild:
 
 
 def _unidentified_error(winner: Input) -> str | None:
-    if winner.arxiv_id is not None:
+    if winner.arxiv_id is not None or winner.forum_id is not None:
         return None
     return (f"no arXiv id in the file name {winner.name!r} or its origin; the text is kept, "
             "keyed by sha256")
@@ -341,13 +355,19 @@ def abstract_text() -> pl.Expr:
     return pl.format("# {}\n\n## Abstract\n\n{}", pl.col("title"), pl.col("abstract"))
 
 
-def with_abstracts(converted: pl.LazyFrame, papers: pl.LazyFrame) -> pl.LazyFrame:
+def with_abstracts(converted: pl.LazyFrame, papers: pl.LazyFrame,
+                   submissions: pl.LazyFrame | None = None) -> pl.LazyFrame:
     """Rows of converted inputs (the abstract as text where conversion failed), plus one
-    ``no_source`` row per paper with nothing to convert."""
+    ``no_source`` row per paper, and per OpenReview submission, with nothing to convert."""
     now = datetime.now(UTC)
     abstract_version = f"cleaning {CLEANING_VERSION}"
     failed = pl.col("winner").not_() & pl.col("abstract").is_not_null()
-    with_papers = converted.join(papers, on="arxiv_id", how="left").with_columns(
+    keyed = converted.join(papers, on="arxiv_id", how="left")
+    extra = []
+    if submissions is not None:
+        keyed, no_pdf = with_submissions(keyed, submissions, abstract_version, now)
+        extra.append(no_pdf)
+    with_papers = keyed.with_columns(
         text=pl.when(failed).then(abstract_text()).otherwise(pl.col("text")),
         source=pl.when(failed).then(pl.lit("abstract_only")).otherwise(pl.col("source")),
         converter=pl.when(failed).then(pl.lit(ABSTRACT_CONVERTER))
@@ -362,7 +382,7 @@ def with_abstracts(converted: pl.LazyFrame, papers: pl.LazyFrame) -> pl.LazyFram
         converter=pl.lit(ABSTRACT_CONVERTER), converter_version=pl.lit(abstract_version),
         converted_at=pl.lit(now, dtype=DOCUMENTS.polars["converted_at"]),
     )
-    combined = pl.concat([with_papers, missing], how="diagonal_relaxed")
+    combined = pl.concat([with_papers, missing, *extra], how="diagonal_relaxed")
     return combined.with_columns(
         n_chars=pl.when(pl.col("source") == "abstract_only")
         .then(pl.col("text").str.len_chars().cast(pl.Int64)).otherwise(pl.col("n_chars")),

@@ -65,5 +65,11 @@ def one_row_per_paper(store: TableStore) -> Outcome:
         return Outcome(True, "no documents table yet")
     dupes = (frame.filter(pl.col("arxiv_id").is_not_null())
              .group_by("arxiv_id").len().filter(pl.col("len") > 1).collect())
-    return Outcome(dupes.height == 0, f"{dupes.height} arXiv id(s) with more than one row",
-                   {"examples": dupes.head(10).to_dicts()})
+    forums = pl.DataFrame(schema={"forum_id": pl.String, "len": pl.UInt32})
+    if "forum_id" in frame.collect_schema().names():  # tables written before forum rows
+        forums = (frame.filter(pl.col("forum_id").is_not_null())
+                  .group_by("forum_id").len().filter(pl.col("len") > 1).collect())
+    return Outcome(dupes.height + forums.height == 0,
+                   f"{dupes.height} arXiv id(s) and {forums.height} OpenReview forum(s) with "
+                   "more than one row",
+                   {"examples": dupes.head(10).to_dicts() + forums.head(10).to_dicts()})

@@ -1,7 +1,8 @@
 """The `documents` stage: every paper's best full text (LaTeX, PDF, else the abstract) as
 clean Markdown, and the record of every conversion (`document_attempts`).
 
-Its inputs are the raw zone's full-text files (listed in `raw_files`) and `papers`; the run
+Its inputs are the raw zone's full-text files (listed in `raw_files`), `papers` and the
+OpenReview `submissions` (whose PDFs are converted and keyed by forum id); the run
 also reads its own last outputs and journal, since it converts only what is new or changed
 and resumes a crashed run."""
 
@@ -46,7 +47,7 @@ def _figures(run: Result) -> dict:
 
 
 STAGE = Stage(
-    "documents", "documents", inputs=("raw_files", "papers"),
+    "documents", "documents", inputs=("raw_files", "papers", "submissions"),
     outputs=(DOCUMENTS, DOCUMENT_ATTEMPTS), run=run_documents,
     settings=DocumentsSettings, section=SECTION,
     describe=lambda run: (f"documents: {run.report.rows} rows; {run.report.converted} "

@@ -42,6 +42,15 @@ def _normalise(title: str) -> str:
     return frame.select(title_key("t")).item() or ""
 
 
+def title_ratio(candidate: str, title: str) -> float:
+    """The `difflib` ratio of two titles after normalisation, as :func:`match_records`
+    measures a record's title (``candidate``) against a submission's (``title``)."""
+    a, b = _normalise(candidate), _normalise(title)
+    if not a or not b:
+        return 0.0
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
 def best_title_match(title: str, candidates: Sequence[str],
                      min_ratio: float = MIN_TITLE_RATIO) -> TitleMatch | None:
     """The candidate (normalised titles) with the highest `difflib` ratio to ``title``, if

@@ -45,6 +45,7 @@ from ..records.idea import (
     IdeaRecord,
 )
 from ..schemas import EVAL_IDEA_FAILURES, EVAL_IDEAS
+from .inputs import OPENREVIEW_PDF, forum_documents, usable
 
 NO_ARXIV_NOTE = "no arXiv match for this submission, so no full text: title and abstract only"
 
@@ -66,18 +67,22 @@ class ExtractionReport:
 
 def submission_inputs(forums: pl.DataFrame, documents: pl.DataFrame | None
                       ) -> list[PaperInput]:
-    """One input per submission (keyed by forum id): the full text of its arXiv match where
-    the documents stage converted one, else its title and abstract, saying why."""
+    """One input per submission (keyed by forum id): the full text of its own OpenReview
+    PDF, else of its arXiv match, where the documents stage converted one
+    (:func:`~.inputs.forum_documents`), else its title and abstract, saying why."""
     papers = forums.select(arxiv_id="forum_id", title=pl.col("title").fill_null(""),
                            abstract=pl.col("abstract").fill_null(""))
+    found = forum_documents(forums, documents)
     docs = None
-    if documents is not None:
-        links = forums.select("forum_id", "arxiv_id").filter(pl.col("arxiv_id").is_not_null())
-        docs = (documents.join(links, on="arxiv_id", how="inner")
-                .with_columns(arxiv_id=pl.col("forum_id")).drop("forum_id"))
+    if found is not None:
+        docs = found.with_columns(
+            arxiv_id=pl.col("forum_id"),
+            source=pl.when((pl.col("full_text_from") == "openreview") & usable())
+            .then(pl.lit(OPENREVIEW_PDF)).otherwise(pl.col("source"))).drop("forum_id")
     unmatched = set(forums.filter(pl.col("arxiv_id").is_null()).get_column("forum_id"))
     return [dataclasses.replace(p, note=NO_ARXIV_NOTE)
-            if p.arxiv_id in unmatched and p.source == ABSTRACT_ONLY else p
+            if p.arxiv_id in unmatched and p.source == ABSTRACT_ONLY
+            and p.note in ("no documents row", "no documents table") else p
             for p in load_inputs(papers, docs)]
 
 

@@ -30,7 +30,7 @@ class Inputs:
     submissions: pl.DataFrame
     reviews: pl.DataFrame  # official reviews with a valid rating
     excluded: pl.DataFrame  # reviews whose rating could not be used, with the reason
-    documents: pl.DataFrame | None  # the documents table (rows with an arXiv id)
+    documents: pl.DataFrame | None  # the documents table (rows with an arXiv or forum id)
     citation_counts: pl.DataFrame | None
     citations: pl.DataFrame | None = None  # citing rows with dates, for citation windows
 
@@ -69,14 +69,38 @@ def check_ratings(reviews: pl.DataFrame, scale: tuple[float, float]
     return kept, excluded_frame(rows)
 
 
-def usable_documents(documents: pl.DataFrame | None) -> pl.DataFrame | None:
+OPENREVIEW_PDF = "openreview_pdf"  # `full_text_source` of a submission's own PDF
+
+
+def usable() -> pl.Expr:
+    """A documents row with full text: converted, from LaTeX or a PDF, not empty."""
+    return ((pl.col("status") == "ok") & pl.col("source").is_in(FULL_TEXT_SOURCES)
+            & (pl.col("text").str.strip_chars().str.len_chars() > 0))
+
+
+def forum_documents(forums: pl.DataFrame, documents: pl.DataFrame | None
+                    ) -> pl.DataFrame | None:
+    """One documents row per forum of ``forums`` (`forum_id`, `arxiv_id`): the text of the
+    submission's own PDF from OpenReview where it converted (seed 001 read the submitted
+    PDF), else that of its arXiv match, else the row that says why there is none (the
+    OpenReview row first). `full_text_from` says which (`openreview`, `arxiv`)."""
     if documents is None or documents.is_empty():
         return None
-    return (documents.filter(pl.col("arxiv_id").is_not_null() & (pl.col("status") == "ok")
-                             & pl.col("source").is_in(FULL_TEXT_SOURCES)
-                             & (pl.col("text").str.strip_chars().str.len_chars() > 0))
-            .select("arxiv_id", "source", "text", "truncated", "n_chars")
-            .unique("arxiv_id", keep="first", maintain_order=True))
+    if "forum_id" not in documents.columns:
+        documents = documents.with_columns(forum_id=pl.lit(None, pl.String))
+    wanted = forums.select("forum_id", "arxiv_id").unique("forum_id", keep="first")
+    own = (documents.filter(pl.col("forum_id").is_not_null()).drop("arxiv_id")
+           .join(wanted.select("forum_id"), on="forum_id", how="semi")
+           .with_columns(full_text_from=pl.lit("openreview"),
+                         _rank=pl.when(usable()).then(0).otherwise(2)))
+    links = wanted.filter(pl.col("arxiv_id").is_not_null())
+    matched = (documents.filter(pl.col("arxiv_id").is_not_null()).drop("forum_id")
+               .join(links, on="arxiv_id", how="inner").drop("arxiv_id")
+               .with_columns(full_text_from=pl.lit("arxiv"),
+                             _rank=pl.when(usable()).then(1).otherwise(3)))
+    both = pl.concat([own, matched.select(own.columns)], how="vertical_relaxed")
+    return (both.sort("forum_id", "_rank").unique("forum_id", keep="first",
+                                                  maintain_order=True).drop("_rank"))
 
 
 def read_inputs(paths: VaultPaths, scale: tuple[float, float]) -> Inputs:
@@ -85,7 +109,10 @@ def read_inputs(paths: VaultPaths, scale: tuple[float, float]) -> Inputs:
     reviews, excluded = check_ratings(store.read(REVIEWS), scale)
     documents = store.read_optional(DOCUMENTS)
     if documents is not None:
-        documents = documents.filter(pl.col("arxiv_id").is_not_null())
+        if "forum_id" not in documents.columns:  # a table built before OpenReview PDFs
+            documents = documents.with_columns(forum_id=pl.lit(None, pl.String))
+        documents = documents.filter(pl.col("arxiv_id").is_not_null()
+                                     | pl.col("forum_id").is_not_null())
     counts = store.read_optional(CITATION_COUNTS)
     return Inputs(submissions, reviews, excluded, documents, counts,
                   store.read_optional(CITATIONS))
@@ -134,14 +161,27 @@ def attach_citations(frame: pl.DataFrame, counts: pl.DataFrame | None) -> pl.Dat
 def attach_representations(frame: pl.DataFrame, documents: pl.DataFrame | None,
                            max_chars: int) -> pl.DataFrame:
     """The two input representations of seed 001: title + abstract, and the cleaned full
-    text cut at ``max_chars`` (the title and abstract when no full text converted)."""
-    docs = usable_documents(documents)
-    docs = docs if docs is not None else pl.DataFrame(
-        schema={"arxiv_id": pl.String, "source": pl.String, "text": pl.String,
-                "truncated": pl.Boolean, "n_chars": pl.Int64})
-    joined = frame.join(docs.rename({"source": "_src", "text": "_text",
-                                     "truncated": "_cut", "n_chars": "_chars"}),
-                        on="arxiv_id", how="left", maintain_order="left")
+    text cut at ``max_chars``: the submission's own OpenReview PDF, else its arXiv match's
+    text (:func:`forum_documents`), else the title and abstract with the reason."""
+    found = forum_documents(frame, documents)
+    docs = pl.DataFrame(schema={"forum_id": pl.String, "_src": pl.String,
+                                "_text": pl.String, "_cut": pl.Boolean, "_chars": pl.Int64,
+                                "_why": pl.String})
+    if found is not None:
+        why = pl.format("{} ({}): title and abstract only",
+                        pl.when(pl.col("full_text_from") == "openreview")
+                        .then(pl.lit("no converted OpenReview PDF"))
+                        .otherwise(pl.lit("no converted full text of its arXiv match")),
+                        pl.coalesce(pl.col("error"), pl.col("status")))
+        docs = found.select(
+            "forum_id",
+            _src=pl.when(~usable()).then(None)
+            .when(pl.col("full_text_from") == "openreview").then(pl.lit(OPENREVIEW_PDF))
+            .otherwise(pl.col("source")),
+            _text=pl.when(usable()).then(pl.col("text")),
+            _cut=pl.col("truncated"), _chars=pl.when(usable()).then(pl.col("n_chars")),
+            _why=pl.when(~usable()).then(why))
+    joined = frame.join(docs, on="forum_id", how="left", maintain_order="left")
     short = pl.concat_str([pl.col("title").fill_null(""), pl.col("abstract").fill_null("")],
                           separator="\n\n")
     texts, cut = [], []
@@ -153,8 +193,10 @@ def attach_representations(frame: pl.DataFrame, documents: pl.DataFrame | None,
         kept, was_cut = truncate(body, max_chars)
         texts.append(kept)
         cut.append(bool(was_cut or already))
-    note = (pl.when(pl.col("arxiv_id").is_null())
-            .then(pl.lit("no arXiv match for this submission: title and abstract only"))
+    note = (pl.when(pl.col("_why").is_not_null()).then(pl.col("_why"))
+            .when(pl.col("arxiv_id").is_null())
+            .then(pl.lit("no OpenReview PDF and no arXiv match for this submission: title "
+                         "and abstract only"))
             .otherwise(pl.lit("no converted full text for its arXiv id: title and abstract "
                               "only")))
     return joined.with_columns(
@@ -164,4 +206,4 @@ def attach_representations(frame: pl.DataFrame, documents: pl.DataFrame | None,
         full_text_truncated=pl.Series(cut, dtype=pl.Boolean),
         full_text_chars=pl.col("_chars"),
         full_text_note=pl.when(pl.col("_text").is_null()).then(note),
-    ).drop("_src", "_text", "_cut", "_chars")
+    ).drop("_src", "_text", "_cut", "_chars", "_why")

@@ -1,6 +1,7 @@
 """Semantic Scholar: batch lookups (at most 500 ids a request) of citation counts and
-references, the paged reference and citation lists of single papers, and the one-hop
-reference walk that adds cited papers missing from the vault.
+references, title matches (``/paper/search/match``) for submissions with no id the batch
+takes, the paged reference and citation lists of single papers, and the one-hop reference
+walk that adds cited papers missing from the vault.
 
 Sent with httpx through the polite client (its own request clock, 1 request/s by default)
 rather than the `semanticscholar` package, because that package returns parsed objects and
@@ -17,7 +18,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import polars as pl
 
-from ..citations_parse import is_page
+from ..citations_parse import is_page, is_title_match
 from ..evalsets.settings import EvalSetsSettings
 from ..schemas import CITATIONS, PAPERS, SUBMISSIONS
 from ..splits.settings import SplitSettings
@@ -31,6 +32,8 @@ PAPER_FIELDS = "paperId,externalIds,title,year,publicationDate,citationCount,ref
                "influentialCitationCount"
 REFERENCE_FIELDS = "references.paperId,references.externalIds"
 CURSOR = "s2-lookups"
+MATCH_CURSOR = "s2-title-matches"  # per forum: how its title was matched, or why not
+SAVE_EVERY = 25  # title-match cursor writes: every this many titles, and at the end
 LISTS = ("references", "citations")
 LIST_FIELDS = "paperId,externalIds,title,year,publicationDate"
 PAGE_SIZE = 1000  # the most S2 lists in one page
@@ -198,31 +201,134 @@ def walk(ctx: HarvestContext) -> WalkReport:
 
 
 @dataclass
+class TitleMatchReport:
+    asked: int = 0  # titles sent to /paper/search/match in this run
+    skipped_recent: int = 0  # looked up within `refresh_days`, same title
+    matched: int = 0  # S2's closest title reaches the ratio floor
+    near_misses: list[tuple[str, str, float]] = field(default_factory=list)  # forum, title, ratio
+    not_found: int = 0  # S2 answered "Title match not found"
+
+
+def match_url(ctx: HarvestContext) -> str:
+    return f"{ctx.config.s2.api_url.rstrip('/')}/paper/search/match"
+
+
+def _fresh(record: dict | None, title: str, fresh_after: datetime) -> bool:
+    return bool(record) and record.get("title") == title and \
+        datetime.fromisoformat(record["at"]) >= fresh_after
+
+
+def match_titles(ctx: HarvestContext, titles: Iterable[tuple[str, str]],
+                 refresh: bool = False) -> TitleMatchReport:
+    """Look (forum id, title) pairs up by title (``/paper/search/match``: S2's one closest
+    title, or a 404 "Title match not found"), and accept S2's record only when its title
+    reaches seed 001's floor (`difflib` ratio of normalised titles >= 0.90, as
+    :func:`~vault_pipeline.evalsets.citation_windows.match_records` measures it): S2 always
+    answers with its closest title, however far. Every answer is stored in the raw zone
+    (its counts join `citation_counts`); the ``s2-title-matches`` cursor records per forum
+    the method (``title_match``, or null), the ratio and S2's title."""
+    from ..evalsets.citation_windows import MIN_TITLE_RATIO, title_ratio
+
+    seen = {} if refresh else ctx.cursors.load(MATCH_CURSOR)
+    fresh_after = datetime.now(UTC) - timedelta(days=ctx.config.s2.refresh_days)
+    report = TitleMatchReport()
+    wanted = []
+    for forum, title in dict(titles).items():
+        if _fresh(seen.get(forum), title, fresh_after):
+            report.skipped_recent += 1
+        else:
+            wanted.append((forum, title))
+    client = ctx.client("s2")
+    state = ctx.cursors.load(MATCH_CURSOR)
+    try:
+        for count, (forum, title) in enumerate(wanted, 1):
+            report.asked += 1
+            entry: dict = {"at": datetime.now(UTC).isoformat(), "title": title,
+                           "method": None, "s2_id": None}
+            try:
+                response = client.get(match_url(ctx), params={"query": title,
+                                                             "fields": PAPER_FIELDS})
+            except HarvestError as exc:
+                if exc.status != 404:
+                    raise  # not this title's fault: stop, a rerun resumes
+                report.not_found += 1
+                state[forum] = entry | {"reason": "Semantic Scholar: title match not found"}
+                continue
+            payload = json.loads(response.content)
+            if not is_title_match(payload):
+                raise HarvestError(f"Semantic Scholar's title match for {forum} is not "
+                                   "{data: [{paperId, title, ...}]}")
+            ctx.store(response.content, f"s2-match-{_safe(forum)}.json", str(response.url))
+            best = payload["data"][0]
+            ratio = round(title_ratio(best.get("title") or "", title), 4)
+            entry.update(ratio=ratio, s2_title=best.get("title"),
+                         match_score=best.get("matchScore"))
+            if ratio >= MIN_TITLE_RATIO:
+                report.matched += 1
+                entry.update(method="title_match", s2_id=best["paperId"])
+            else:
+                report.near_misses.append((forum, best.get("title") or "", ratio))
+                entry["reason"] = (f"closest Semantic Scholar title at ratio {ratio:.3f}, "
+                                   f"under {MIN_TITLE_RATIO:.2f}")
+            state[forum] = entry
+            ctx.progress(1, len(wanted), "Semantic Scholar title match")
+            if count % SAVE_EVERY == 0:
+                ctx.cursors.save(MATCH_CURSOR, state)
+    finally:
+        ctx.cursors.save(MATCH_CURSOR, state)
+    return report
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text)
+
+
+@dataclass
 class PopulationReport:
     submissions: int = 0  # submissions of the evaluation venues
     asked: int = 0  # those with an arXiv id, looked up in batches
-    without_id: int = 0  # no id S2's batch takes (matched later by title, if S2 has them)
+    without_id: int = 0  # no id S2's batch takes: looked up by title
     resolved: int = 0  # known to S2 (from this read or an earlier one): citing papers read
     lookup: LookupReport | None = None
+    titles: TitleMatchReport | None = None
     citing: ListReport | None = None
 
 
-def population_ids(ctx: HarvestContext) -> tuple[list[str], PopulationReport]:
-    """``ARXIV:`` ids of the evaluation venues' submissions (the evaluation sets' review,
-    anchor and idea venues, as resolved for this vault) that the reviews stage matched to
-    arXiv, and how many have none."""
-    report = PopulationReport()
+def _population(ctx: HarvestContext) -> pl.DataFrame | None:
+    """The evaluation venues' submissions (the evaluation sets' review, anchor and idea
+    venues, as resolved for this vault): `forum_id`, `title`, `arxiv_id`."""
     table = ctx.paths.store.scan_optional(SUBMISSIONS)
     if table is None:
-        return [], report
+        return None
     sets = EvalSetsSettings.resolve(home=ctx.paths.home)
     venues = sorted({sets.review_venue, sets.anchor_venue, *sets.idea_venues})
-    ids = (table.filter(pl.col("venue_id").is_in(venues)).select("arxiv_id").collect()
-           .get_column("arxiv_id"))
+    return (table.filter(pl.col("venue_id").is_in(venues))
+            .select("forum_id", "title", "arxiv_id").sort("forum_id").collect())
+
+
+def population_ids(ctx: HarvestContext) -> tuple[list[str], PopulationReport]:
+    """``ARXIV:`` ids of the evaluation venues' submissions that the reviews stage matched
+    to arXiv, and how many have none."""
+    report = PopulationReport()
+    frame = _population(ctx)
+    if frame is None:
+        return [], report
+    ids = frame.get_column("arxiv_id")
     report.submissions, report.without_id = ids.len(), ids.null_count()
     chosen = [s2_id(i) for i in sorted(set(ids.drop_nulls()))]
     report.asked = len(chosen)
     return chosen, report
+
+
+def population_titles(ctx: HarvestContext) -> list[tuple[str, str]]:
+    """(forum id, title) of the evaluation venues' submissions without an arXiv id: the
+    batch cannot take them, so they are looked up by title."""
+    frame = _population(ctx)
+    if frame is None:
+        return []
+    rows = frame.filter(pl.col("arxiv_id").is_null() & pl.col("title").is_not_null()
+                        & (pl.col("title").str.strip_chars() != ""))
+    return list(rows.select("forum_id", "title").iter_rows())
 
 
 def population_wanted(ctx: HarvestContext) -> bool:
@@ -241,8 +347,14 @@ def lookup_population(ctx: HarvestContext, references: bool = True,
         return None
     ids, report = population_ids(ctx)
     report.lookup = lookup(ctx, ids, references, refresh)
+    titles = population_titles(ctx)
+    report.titles = match_titles(ctx, titles, refresh)
     seen = ctx.cursors.load(CURSOR)
     known = [seen[i]["s2_id"] for i in ids if (seen.get(i) or {}).get("s2_id")]
+    matched = ctx.cursors.load(MATCH_CURSOR)
+    known += [matched[f]["s2_id"] for f, _ in titles
+              if (matched.get(f) or {}).get("method") == "title_match"]
+    known = list(dict.fromkeys(known))
     report.resolved = len(known)
     report.citing = fetch_lists(ctx, known, "citations")
     return report
@@ -250,7 +362,10 @@ def lookup_population(ctx: HarvestContext, references: bool = True,
 
 def describe_population(report: PopulationReport) -> str:
     citing = report.citing or ListReport()
+    titles = report.titles or TitleMatchReport()
     return (f"evaluation population: {report.submissions} submissions, {report.asked} "
-            f"looked up by arXiv id, {report.without_id} without one (not in the batch), "
-            f"{report.resolved} known to Semantic Scholar; citing papers: {citing.entries} "
-            f"in {citing.pages} pages")
+            f"looked up by arXiv id, {report.without_id} without one, looked up by title "
+            f"({titles.asked} asked, {titles.skipped_recent} read recently: {titles.matched} "
+            f"matched at ratio >= 0.90, {len(titles.near_misses)} near misses refused, "
+            f"{titles.not_found} not found); {report.resolved} known to Semantic Scholar; "
+            f"citing papers: {citing.entries} in {citing.pages} pages")
