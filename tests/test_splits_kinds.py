@@ -17,7 +17,7 @@ from vault_pipeline.splits.classifiers import (
     LLMClassifier,
     make_classifier,
 )
-from vault_pipeline.splits.kinds import classify
+from vault_pipeline.splits.kinds import classify, name
 
 CASES = [  # (title, abstract sentence, kind): real arXiv titles of each kind
     ("A Survey on Web Testing: On the Rise of AI and Applications in Industry",
@@ -46,7 +46,8 @@ CASES = [  # (title, abstract sentence, kind): real arXiv titles of each kind
 def test_extractive_classifier(title: str, abstract: str, kind: str) -> None:
     verdict = classify(title, abstract)
     assert verdict.kind == kind, verdict
-    assert verdict.evidence and verdict.classifier == "extractive/2"
+    assert verdict.evidence and verdict.classifier == name()
+    assert name().startswith("extractive/3+paper-kind-lr/")
 
 
 def test_the_record_counts_as_evidence() -> None:

@@ -325,10 +325,11 @@ SPLITS = TableSchema(
         Column("paper_kind", _str, "Classifier verdict for post-cutoff papers: "
                "`methodological`, `survey`, `position`, `dataset_benchmark`, `empirical`, "
                "`no_method_found`; null for vault papers."),
-        Column("classifier", _str, "Which classifier decided (`extractive/2`, or "
-               "`llm:<backend>:<model>:<prompt version>`)."),
-        Column("kind_evidence", _str, "What decided the verdict (the cue found, or the LLM's "
-               "evidence)."),
+        Column("classifier", _str, "Which classifier decided (`extractive/3+paper-kind-lr/"
+               "<weights>`: cue rules and learned model, or `llm:<backend>:<model>:"
+               "<prompt version>`)."),
+        Column("kind_evidence", _str, "What decided the verdict (the cue found, the learned "
+               "model's score where no cue decided, or the LLM's evidence)."),
         Column("kind_input_sha256", _str, "sha256 of the classifier and what it read: a "
                "verdict is reused while this is unchanged (LLM answers are not asked twice)."),
         Column("cited_works", pa.int64(), "Cited works known from the `citations` table; "

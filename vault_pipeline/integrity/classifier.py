@@ -64,7 +64,8 @@ class SentenceJudge:
 
     @property
     def version(self) -> str:
-        return f"judge-lr/{self.meta.get('trained_on_sha256', 'unknown')[:12]}"
+        name = self.meta.get("name", "judge-lr")  # the paper-kind model reuses this class
+        return f"{name}/{self.meta.get('trained_on_sha256', 'unknown')[:12]}"
 
     def scores(self, sentences: Sequence[str]) -> np.ndarray:
         if not sentences:

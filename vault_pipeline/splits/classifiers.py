@@ -17,7 +17,8 @@ from ..errors import VaultError
 from ..ideas.backends import Backend, Request, make_backend
 from ..ideas.inputs import PaperInput
 from ..ideas.settings import IdeasSettings
-from .kinds import EXTRACTIVE, KINDS, PaperKind, classify
+from .kinds import KINDS, PaperKind, classify
+from .kinds import name as kind_version
 
 PROMPT_VERSION = "paper_kind.v1"
 UNCLASSIFIED = "unclassified"
@@ -44,7 +45,8 @@ def input_sha256(classifier_name: str, paper: ClassifierInput) -> str:
 
 
 class ExtractiveClassifier:
-    name = EXTRACTIVE  # the cue version: new cues re-classify every paper
+    def __init__(self) -> None:
+        self.name = kind_version()  # cues + model weights: a change re-classifies every paper
 
     def __call__(self, batch: Sequence[ClassifierInput]) -> list[PaperKind]:
         return [classify(p.title, p.abstract, p.record) for p in batch]

@@ -21,13 +21,15 @@ DATASET = "dataset_benchmark"
 EMPIRICAL = "empirical"
 UNKNOWN = "no_method_found"
 KINDS = (METHODOLOGICAL, SURVEY, POSITION, DATASET, EMPIRICAL, UNKNOWN)
-EXTRACTIVE = "extractive/2"
+EXTRACTIVE = "extractive/3"
 
 _ARTIFACT = (r"(?:method|methodology|methodologies|model|algorithm|architecture|framework|"
              r"approach|technique|procedure|scheme|estimator|network|system|loss|objective|"
              r"mechanism|strategy|pipeline|policy|optimizer|solver|sampler|encoder|decoder|"
              r"module|layer|attention|regularizer|protocol|formulation|paradigm|integrator|"
-             r"limiter|prescription|locator|tool|heuristic)s?")
+             r"limiter|prescription|locator|tool|heuristic|platform|toolbox|toolkit|engine|"
+             r"controller|filter|representation|descriptor|index|metric|library|simulator|"
+             r"detector|classifier|predictor|tracker|planner|prototype|design|interface)s?")
 _FILLER = r"(?:[\w\-]+\s+){0,6}?"
 
 
@@ -45,6 +47,9 @@ _CUES: tuple[tuple[str, str, int, re.Pattern[str]], ...] = (
                                 r"systematic\s+|brief\s+)?(?:survey|review|overview|"
                                 r"tutorial)\b")),
     (SURVEY, "abstract", 2, _rx(r"\bwe (?:survey|review|summari[sz]e) (?:the |recent )")),
+    (SURVEY, "abstract", 2, _rx(r"\b(?:paper|article|chapter|work)\s+(?:presents|provides|gives|"
+                                r"offers)\s+an?\s+(?:\w+\s+){0,2}?(?:survey|review|overview|"
+                                r"tutorial|introduction)\b")),
     (POSITION, "title", 3, _rx(r"(?:^position\b|\bposition paper\b|\bmanifesto\b|"
                                r"\ba call to action\b|\bperspective on\b|\bopinion\b)")),
     (POSITION, "abstract", 2, _rx(r"\b(?:this|in this) position paper\b|\bthis perspective\b"
@@ -69,6 +74,13 @@ _CUES: tuple[tuple[str, str, int, re.Pattern[str]], ...] = (
     (METHODOLOGICAL, "abstract", 2, _rx(r"\bwe (?:propose|introduce|present|develop|design|"
                                         r"devise|derive|formulate|construct|give|describe|"
                                         r"implement)\s+" + _FILLER + _ARTIFACT + r"\b")),
+    (METHODOLOGICAL, "abstract", 2, _rx(r"\b(?:this|the present|our)\s+(?:paper|article|work|"
+                                        r"letter|chapter|contribution)\s+(?:presents|proposes|"
+                                        r"introduces|describes|develops|derives|designs|"
+                                        r"reports)\s+" + _FILLER + _ARTIFACT + r"\b")),
+    (METHODOLOGICAL, "abstract", 2, _rx(r"\b" + _ARTIFACT + r"\b[^.;]{0,50}?\b(?:is|are)\s+"
+                                        r"(?:proposed|presented|introduced|developed|devised|"
+                                        r"designed|described)\b(?!\s+with\b)")),
     (METHODOLOGICAL, "abstract", 2, _rx(r"\b(?:a|an)\s+(?:new|novel)\s+" + _FILLER
                                         + _ARTIFACT + r"\b")),
     (METHODOLOGICAL, "abstract", 1, _rx(r"\b(?:our|the proposed)\s+(?:\w+\s+)?" + _ARTIFACT
@@ -120,9 +132,40 @@ def _quote(text: str, match: re.Match[str], margin: int = 25) -> str:
     return "'" + " ".join((before + match.group() + after).split()) + "'"
 
 
+def name() -> str:
+    """The classifier's version: the cue rules and, when shipped, the learned model's
+    weights (either changing re-classifies every cached verdict)."""
+    from .kind_model import model
+
+    judge = model()
+    return f"{EXTRACTIVE}+{judge.version}" if judge else EXTRACTIVE
+
+
 def classify(title: str, abstract: str, record: Mapping[str, Any] | None = None) -> PaperKind:
-    """Weigh the cues of every kind; a non-method kind wins when it is at least as strong
-    as the method cues, and a paper with no method cue at all is not a target."""
+    """The cue rules decide when a cue is found; where none is, the learned model
+    (:mod:`.kind_model`) reads title and abstract, and a paper it scores below its
+    threshold is not a target."""
+    from .kind_model import model, probability
+
+    verdict = rules(title, abstract, record)
+    judge = model()
+    if judge is None:
+        return verdict
+    version = name()
+    if verdict.kind != UNKNOWN:
+        return PaperKind(verdict.kind, verdict.evidence, version)
+    p = probability(title, abstract, judge)
+    if p is not None and p >= judge.threshold:
+        return PaperKind(METHODOLOGICAL, f"no cue phrase; learned model: {p:.2f} >= "
+                         f"{judge.threshold:.2f} on title and abstract", version)
+    return PaperKind(UNKNOWN, f"{verdict.evidence}; learned model: {p:.2f} < "
+                     f"{judge.threshold:.2f}", version)
+
+
+def rules(title: str, abstract: str, record: Mapping[str, Any] | None = None) -> PaperKind:
+    """The cue rules alone: weigh the cues of every kind; a non-method kind wins when it is
+    at least as strong as the method cues, and a paper with no cue decides nothing
+    (`no_method_found`)."""
     where = {"title": title or "", "abstract": f"{abstract or ''} {_record_text(record)}"}
     score: dict[str, int] = dict.fromkeys(KINDS, 0)
     evidence: dict[str, str] = {}
