@@ -295,3 +295,8 @@ def _safe_sha(path: Path) -> str | None:
         return sha256_of(path) if path.is_file() else None
     except OSError:
         return None
+
+
+def raw_location(paths: VaultPaths) -> Path | str:
+    """Where the raw zone lies (what the harvests' assets show as their path)."""
+    return paths.raw
