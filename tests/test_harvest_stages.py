@@ -139,3 +139,41 @@ def test_the_cli_runs_the_declared_stage(vault_paths, monkeypatch) -> None:
                                                          flags={"refresh": True}),
                               RunContext(partition=VENUE))
         assert refreshed.pages == 2
+
+
+def test_cli_s2_walk_and_fulltext_run_their_stages(vault_paths, monkeypatch) -> None:
+    """`vault harvest s2 IDS --walk`: the lookup stage, `citations` rebuilt by its stage,
+    then the walk's stage; `vault harvest arxiv fulltext` with its scope options as flags."""
+    from pathlib import Path
+
+    from tests.conftest import DATA
+
+    RawZone(vault_paths).import_paths([SAMPLE])  # holds 2202.12139, not hep-th/9901001
+    build_papers(vault_paths)
+    ids = ["ARXIV:2611.00001", "ARXIV:2611.00002", "ARXIV:2611.00003"]
+    pdf = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+    with ReplayServer() as server:
+        server.add("/graph/v1/paper/batch", Reply(body=data("s2_batch.json"),
+                                                  content_type="application/json"),
+                   method="POST")
+        server.add("/api/query", Reply(body=(Path(DATA) / "atom_old_style.xml").read_bytes()))
+        server.add("/pdf/1401.2122", Reply(body=pdf, content_type="application/pdf"))
+        for name, path in {"S2_URL": "/graph/v1", "ARXIV_API_URL": "/api/query",
+                           "ARXIV_PDF_URL": "/pdf"}.items():
+            monkeypatch.setenv(f"VAULT_{name}", f"{server.url}{path}")
+        for name in ("ARXIV", "S2"):
+            monkeypatch.setenv(f"VAULT_{name}_INTERVAL", "0")
+        runner = CliRunner()
+        walked = runner.invoke(app, ["harvest", "s2", *ids, "--walk"])
+        assert walked.exit_code == 0, walked.output
+        assert "walk: 1 cited arXiv papers were missing" in walked.output
+        assert [s.query["id_list"] for s in server.requests("/api/query")] == ["hep-th/9901001"]
+        assert "requests sent (s2: 1, arxiv: 1)" in walked.output
+        # the sample holds 2202.12139v1.pdf already: only 1401.2122's PDF is asked for
+        fetched = runner.invoke(app, ["harvest", "arxiv", "fulltext", "--id", "2202.12139",
+                                      "--id", "1401.2122", "--kind", "pdf"])
+        assert fetched.exit_code == 0, fetched.output
+        assert "1 new file(s)" in fetched.output
+        assert [s.path for s in server.requests() if s.path.startswith("/pdf")] == [
+            "/pdf/1401.2122"]
+    assert "1401.2122.pdf" in {f.original_name for f in RawZone(vault_paths).files(["pdf"])}
