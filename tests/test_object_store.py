@@ -339,3 +339,34 @@ def test_the_zone_on_a_bucket_is_checked_and_commits_sidecar_last(
     report = RawZone(fresh).import_paths([source])
     assert [r.sha256 for r in report.restored] == [record.sha256]
     assert RawZone(fresh).absolute(record).read_bytes() == source.read_bytes()
+
+
+def test_a_refresh_on_the_bucket_sees_new_raw_files(s3_vault: VaultPaths,
+                                                    s3_endpoint: str) -> None:
+    """The raw zone's fingerprint (what decides whether the stages reading it are stale) is
+    the bucket's listing, not the local cache's: a file imported on the bucket changes it, a
+    listing that caches sidecars locally does not; `papers` then rebuilds with the file."""
+    from typer.testing import CliRunner
+
+    from vault_pipeline import fingerprints
+    from vault_pipeline.cli import app
+
+    runner = CliRunner()
+    env = {"DAGSTER_HOME": str(s3_vault.dagster_home)}
+
+    def papers() -> None:
+        result = runner.invoke(app, ["materialize", "--select", "papers"], env=env)
+        assert result.exit_code == 0 and "materialized papers" in result.output, result.output
+
+    def imported(name: str) -> None:
+        assert runner.invoke(app, ["import", str(SAMPLE / name)], env=env).exit_code == 0
+
+    imported("q_testing_s0_m10_bc5a6c384fe9.json")
+    papers()
+    first, stamp = s3_vault.store.rows(PAPERS), fingerprints._raw_stamp(s3_vault)
+    RawZone(s3_vault).files()
+    assert fingerprints._raw_stamp(s3_vault) == stamp
+    imported("arxiv-single.xml")
+    assert fingerprints._raw_stamp(s3_vault) != stamp
+    papers()
+    assert s3_vault.store.rows(PAPERS) > first
