@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from vault_pipeline.sources.config import HarvestConfig
+from vault_pipeline.paths import VaultPaths
 
 from .citations import citations
 from .datasets import datasets_assets, datasets_checks
@@ -37,9 +37,9 @@ all_checks += integrity_checks
 
 
 
-def harvest_assets(config: HarvestConfig) -> list[dg.AssetsDefinition]:
+def harvest_assets(paths: VaultPaths) -> list[dg.AssetsDefinition]:
     """The partitioned harvests, whose partitions come from the vault's harvest config."""
-    return [arxiv_oai_harvest_asset(config), openreview_harvest_asset(config)]
+    return [arxiv_oai_harvest_asset(paths), openreview_harvest_asset(paths)]
 
 
 __all__ = ["VaultResource", "all_assets", "all_checks", "harvest_assets"]

@@ -4,18 +4,22 @@ from its settings class, the metadata from its report. An asset module keeps onl
 particular to Dagster (kinds, config documentation, checks)."""
 
 from collections.abc import Callable, Mapping
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
+from vault_pipeline.paths import VaultPaths
 from vault_pipeline.progress import for_stage
 from vault_pipeline.stages import (
     Artifact,
     Chart,
     Counts,
+    Daily,
     Markdown,
     Output,
+    Partitions,
     Rows,
     RunContext,
     Stage,
@@ -81,22 +85,57 @@ def config_class(stage: Stage) -> type[dg.Config]:
     return stage_config(settings, section, name, doc)
 
 
+def _partitions(declared: Partitions | None
+                ) -> tuple[dg.PartitionsDefinition | None, dg.BackfillPolicy | None]:
+    """Dagster's partitions (and backfill policy) of a stage's declared partitions."""
+    if declared is None:
+        return None, None
+    if isinstance(declared, Daily):
+        days = dg.DailyPartitionsDefinition(start_date=declared.first.isoformat(),
+                                            end_offset=0)
+        policy = (dg.BackfillPolicy.multi_run(max_partitions_per_run=declared.per_run)
+                  if declared.per_run > 1 else None)
+        return days, policy
+    return dg.StaticPartitionsDefinition(list(declared.keys)), None
+
+
+def _where(context: dg.AssetExecutionContext, declared: Partitions | None
+           ) -> tuple[str | None, tuple[date, date] | None]:
+    """The run's partition key and, for days, its window (first and last day, inclusive)."""
+    if declared is None:
+        return None, None
+    if isinstance(declared, Daily):
+        window = context.partition_time_window
+        first, last = window.start.date(), (window.end - timedelta(days=1)).date()
+        return first.isoformat(), (first, last)
+    return context.partition_key, None
+
+
 def stage_asset(stage: Stage, kinds: frozenset[str] = PARQUET,
                 kinds_of: Mapping[str, frozenset[str]] | None = None,
                 config: type[dg.Config] | None = None,
                 values: Callable[[Any], Mapping[str, Any]] = set_values,
+                paths: VaultPaths | None = None,
                 ) -> dg.AssetsDefinition:
     """One multi-asset named after the stage: an output each, every one depending on the
     stage's inputs. ``kinds_of`` gives an output other kinds than ``kinds``; ``config``
     replaces the config generated from the settings class (to document it, or to nest
-    another stage's); ``values`` turns the run config into settings values."""
+    another stage's); ``values`` turns the run config into settings values. A partitioned
+    stage needs ``paths``, the vault the definitions are built for (its partitions come from
+    that vault's settings); its runs go to the stage's ``pool``."""
     config = config or config_class(stage)
+    if stage.partitions is not None and paths is None:
+        raise ValueError(f"stage {stage.name} is partitioned: build its asset for a vault")
+    declared = stage.partitions(paths) if stage.partitions and paths else None
+    partitions_def, backfill = _partitions(declared)
 
     def _asset(context: dg.AssetExecutionContext, config, vault: VaultResource):
         paths = vault.paths()
         settings = stage.resolve(paths.home, values(config))
-        report = stage.run(paths, settings, RunContext(context.run_id, context.log.info,
-                                                         for_stage(stage.name)))
+        partition, window = _where(context, declared)
+        report = stage.run(paths, settings, RunContext(context.run.run_id, context.log.info,
+                                                         for_stage(stage.name), partition,
+                                                         window))
         for warning in stage.warnings(report):
             context.log.warning(warning)
         context.log.info(stage.describe(report))
@@ -108,4 +147,6 @@ def stage_asset(stage: Stage, kinds: frozenset[str] = PARQUET,
     _asset.__annotations__["config"] = config  # Dagster reads the config class from it
     return dg.multi_asset(name=stage.name,
                           specs=[_spec(o, stage, (kinds_of or {}).get(o.name, kinds))
-                                 for o in stage.outputs])(_asset)
+                                 for o in stage.outputs],
+                          partitions_def=partitions_def, backfill_policy=backfill,
+                          pool=stage.pool)(_asset)

@@ -84,3 +84,60 @@ def test_documents_settings_give_the_build_its_limits(tmp_path) -> None:
     built = DocumentsSettings.resolve(tmp_path, {"workers": 2}, environ={}).config()
     assert (built.pool.workers, built.pool.memory_mb) == (2, None)  # 0: no memory cap
     assert built.settings.archive.max_unpacked_bytes == 1 << 20
+
+
+@dataclass(frozen=True)
+class Inner:
+    url: str = "http://default"
+    every_s: float = 1.0
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    api: int = 2
+
+
+@dataclass(frozen=True)
+class Outer:
+    inner: Inner = Inner()
+    items: tuple[Item, ...] = (Item("a"),)
+    name: str | None = "x"
+
+
+def test_nested_tables_merge_key_by_key_over_the_layers(tmp_path) -> None:
+    """A nested table keeps the keys a layer leaves out; an array of tables replaces the
+    default; an empty string unsets an optional field; an alias sets a nested field."""
+    (tmp_path / "vault.toml").write_text('[outer]\nname = ""\n[outer.inner]\nevery_s = 2\n'
+                                         '[[outer.items]]\nid = "b"\napi = 1\n')
+    outer = resolve(Outer, "outer", home=tmp_path, environ={"X_URL": "http://alias"},
+                    aliases={"X_URL": "inner.url"})
+    assert outer == Outer(Inner("http://alias", 2.0), (Item("b", 1),), None)
+    (tmp_path / "vault.toml").write_text("[[outer.items]]\napi = 1\n")
+    with pytest.raises(VaultError, match=r"'id', in vault.toml \[outer.items\]"):
+        resolve(Outer, "outer", home=tmp_path, environ={})
+    (tmp_path / "vault.toml").write_text("[outer.inner]\nurl_s = 1\n")
+    with pytest.raises(VaultError, match=r"unknown outer.inner settings: \['url_s'\], in "
+                                         r"vault.toml \[outer.inner\]"):
+        resolve(Outer, "outer", home=tmp_path, environ={})
+
+
+def test_harvest_toml_is_the_harvest_section_own_file(tmp_path, monkeypatch) -> None:
+    """`harvest.toml` replaces `[harvest]` of vault.toml; the environment goes over both;
+    a secret in either file is refused."""
+    from vault_pipeline.sources.config import load_config
+
+    monkeypatch.delenv("VAULT_HARVEST_CONFIG", raising=False)
+    monkeypatch.setenv("VAULT_S2_INTERVAL", "4")
+    (tmp_path / "vault.toml").write_text("[harvest.s2]\nrefresh_days = 3\ninterval_s = 9\n")
+    shared = load_config(VaultPaths(tmp_path))
+    assert (shared.s2.refresh_days, shared.s2.interval_s) == (3, 4.0)
+    assert shared.source == str(tmp_path / "vault.toml")
+    (tmp_path / "harvest.toml").write_text("[s2]\nbatch_size = 7\n")
+    own = load_config(VaultPaths(tmp_path))
+    assert (own.s2.refresh_days, own.s2.batch_size, own.source) == (
+        30, 7, str(tmp_path / "harvest.toml"))
+    (tmp_path / "harvest.toml").unlink()
+    (tmp_path / "vault.toml").write_text('[harvest.openreview]\ntoken = "t"\n')
+    with pytest.raises(VaultError, match="secrets come from the environment"):
+        load_config(VaultPaths(tmp_path))

@@ -251,3 +251,122 @@ def test_demo_runs_end_to_end_on_the_bucket(s3_vault: VaultPaths, s3_endpoint: s
     assert len(hits) == 3 and all(hit["arxiv_id"] for hit in hits), found.output
     checked = runner.invoke(app, ["export", f"{s3_vault.remote}/exports/latest", "--check"])
     assert checked.exit_code == 0, checked.output
+
+
+def _local_files(folder: Path) -> list[Path]:
+    """Files under a local folder, hidden ones (sidecar caches aside) left out."""
+    return [p for p in folder.rglob("*") if p.is_file() and not p.name.endswith(".meta.json")
+            and not any(part.startswith(".") for part in p.relative_to(folder).parts)]
+
+
+def test_a_harvest_on_a_bucket_root_lands_in_the_bucket(s3_vault: VaultPaths, s3_endpoint: str,
+                                                        tmp_path: Path, monkeypatch) -> None:
+    """`vault harvest openreview` with ``VAULT_HOME=s3://…``: every page is put in the bucket
+    (file first, sidecar last; no temporary key), nothing stays in the local cache, and the
+    reviews stage of another machine (a fresh cache) reads the pages from there."""
+    from typer.testing import CliRunner
+
+    from tests.sources_replay import ReplayServer, Reply, data
+    from vault_pipeline.cli import app
+    from vault_pipeline.reviews import build_reviews
+    from vault_pipeline.schemas import SUBMISSIONS
+
+    venue, json_type = "ICLR.cc/2025/Conference", "application/json; charset=utf-8"
+    with ReplayServer() as server:
+        server.add("/or2/groups", Reply(body=data("openreview_group.json"),
+                                        content_type=json_type), id=venue)
+        server.add("/or2/notes", Reply(body=data("openreview_notes_p1.json"),
+                                       content_type=json_type), count="true")
+        server.add("/or2/notes", Reply(body=data("openreview_notes_p2.json"),
+                                       content_type=json_type), after="Gq7tR2bC4d")
+        monkeypatch.setenv("VAULT_OPENREVIEW_URL", f"{server.url}/or2")
+        monkeypatch.setenv("VAULT_OPENREVIEW_INTERVAL", "0")
+        (s3_vault.home / "harvest.toml").write_text("[openreview]\npage_size = 2\n")
+        result = CliRunner().invoke(app, ["harvest", "openreview", "--venue", venue])
+        assert result.exit_code == 0, result.output
+    keys = [k for k in _keys(s3_endpoint, s3_vault.remote) if k.startswith("vault/raw/")]
+    sidecars = [k for k in keys if k.endswith(".meta.json")]
+    assert len(sidecars) == 3 and all(k.removesuffix(".meta.json") in keys for k in sidecars)
+    assert not [k for k in keys if "import-" in k or ".fetch-" in k or "incoming" in k]
+    assert _local_files(s3_vault.raw) == []  # nothing of the zone kept on this machine
+    monkeypatch.setenv("VAULT_CACHE", str(tmp_path / "other-machine"))
+    other = VaultPaths.from_env().ensure()
+    zone = RawZone(other)
+    assert zone.location == f"{s3_vault.remote}/raw"
+    assert sorted(f.kind for f in zone.files()) == [
+        "openreview_groups", "openreview_notes", "openreview_notes"]
+    build_reviews(other)
+    assert other.store.read(SUBMISSIONS).height == 3
+    assert len(_local_files(other.raw)) == 3  # fetched once, for the parser
+    from vault_pipeline.raw.zone import raw_location
+
+    assert raw_location(other) == f"{s3_vault.remote}/raw"
+
+
+def test_the_zone_on_a_bucket_is_checked_and_commits_sidecar_last(
+        s3_vault: VaultPaths, s3_endpoint: str, tmp_path: Path, monkeypatch) -> None:
+    """A file put without its sidecar (a crash between the two) is not in the zone; a
+    missing object stops every read with a one-line error; an object altered in the bucket
+    is refused when fetched; importing the original again restores it."""
+    import boto3
+
+    source = SAMPLE / "q_testing_s0_m10_bc5a6c384fe9.json"
+    zone = RawZone(s3_vault)
+
+    def crash(self, relative: str, data: bytes) -> None:
+        raise OSError("killed before the sidecar")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(RawZone, "_write", crash)
+        with pytest.raises(OSError):
+            zone.add_file(source)
+    assert RawZone(s3_vault).files() == []  # a file without its sidecar is not in the zone
+    record, new = RawZone(s3_vault).add_file(source)
+    assert new and RawZone(s3_vault).files() == [record]
+    bucket, _, prefix = s3_vault.remote.removeprefix("s3://").partition("/")
+    key = f"{prefix}/raw/{record.path}"
+    client = boto3.client("s3", endpoint_url=s3_endpoint)
+    body = client.get_object(Bucket=bucket, Key=key)["Body"].read()
+    client.put_object(Bucket=bucket, Key=key, Body=body[::-1])  # same size, other bytes
+    monkeypatch.setenv("VAULT_CACHE", str(tmp_path / "fresh"))
+    fresh = VaultPaths.from_env().ensure()
+    with pytest.raises(VaultError, match="content altered in the object store") as err:
+        RawZone(fresh).absolute(record)
+    assert "\n" not in str(err.value)
+    client.delete_object(Bucket=bucket, Key=key)
+    with pytest.raises(VaultError, match="raw zone damaged, 1 file"):
+        RawZone(fresh).files()
+    report = RawZone(fresh).import_paths([source])
+    assert [r.sha256 for r in report.restored] == [record.sha256]
+    assert RawZone(fresh).absolute(record).read_bytes() == source.read_bytes()
+
+
+def test_a_refresh_on_the_bucket_sees_new_raw_files(s3_vault: VaultPaths,
+                                                    s3_endpoint: str) -> None:
+    """The raw zone's fingerprint (what decides whether the stages reading it are stale) is
+    the bucket's listing, not the local cache's: a file imported on the bucket changes it, a
+    listing that caches sidecars locally does not; `papers` then rebuilds with the file."""
+    from typer.testing import CliRunner
+
+    from vault_pipeline import fingerprints
+    from vault_pipeline.cli import app
+
+    runner = CliRunner()
+    env = {"DAGSTER_HOME": str(s3_vault.dagster_home)}
+
+    def papers() -> None:
+        result = runner.invoke(app, ["materialize", "--select", "papers"], env=env)
+        assert result.exit_code == 0 and "materialized papers" in result.output, result.output
+
+    def imported(name: str) -> None:
+        assert runner.invoke(app, ["import", str(SAMPLE / name)], env=env).exit_code == 0
+
+    imported("q_testing_s0_m10_bc5a6c384fe9.json")
+    papers()
+    first, stamp = s3_vault.store.rows(PAPERS), fingerprints._raw_stamp(s3_vault)
+    RawZone(s3_vault).files()
+    assert fingerprints._raw_stamp(s3_vault) == stamp
+    imported("arxiv-single.xml")
+    assert fingerprints._raw_stamp(s3_vault) != stamp
+    papers()
+    assert s3_vault.store.rows(PAPERS) > first

@@ -175,7 +175,8 @@ def test_config_file_then_environment(tmp_path, monkeypatch) -> None:
 
 @pytest.mark.parametrize(("text", "reason"), [
     ('[s2]\napi_key = "abc"\n', "secrets come from the environment"),
-    ('[arxiv]\noai_ulr = "x"\n', "unknown setting 'oai_ulr'"),
+    ('[arxiv]\noai_ulr = "x"\n',
+     r"unknown harvest.arxiv settings: \['oai_ulr'\], in harvest.toml \[arxiv\]"),
     ('[arxiv]\ninterval_s = "soon"\n', "interval_s")])
 def test_bad_config_is_refused(tmp_path, text, reason) -> None:
     config = tmp_path / "harvest.toml"

@@ -1,10 +1,11 @@
 """`vault harvest`: live pulls from arXiv, OpenReview and Semantic Scholar into the raw zone,
 with progress bars and a ``--dry-run`` that prints what would be requested and sends nothing.
 
-These commands call the harvesters directly (the Dagster assets of group `harvest` call the
-same functions, with the same cursors and the same shared request clocks, so a CLI harvest and
-a scheduled run never crowd a service together). Tables are rebuilt afterwards with
-`vault materialize` (or by the raw-zone sensor)."""
+The harvests that are assets run the very stage declarations the assets are generated from
+(`vault_pipeline/sources/stage.py`: the same settings resolution, with the options as flags,
+the same cursors and the same shared request clocks, so a CLI harvest and a scheduled run
+never crowd a service together); `arxiv search` and `arxiv ids` call their clients directly.
+Tables are rebuilt afterwards with `vault materialize` (or by the raw-zone sensor)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ from .paths import VaultPaths
 from .sources.config import SECRET_ENV, HarvestConfig, load_config, secret
 
 if TYPE_CHECKING:
+    from .progress import Progress
     from .sources.context import HarvestContext
+    from .stages import Stage
 
 # The clients load on first use: `vault --help` and the other commands never pay for them.
 httpx = lazy_import("httpx")
@@ -36,6 +39,8 @@ openreview = lazy_import("vault_pipeline.sources.openreview")
 openreview_pdf = lazy_import("vault_pipeline.sources.openreview_pdf")
 semantic_scholar = lazy_import("vault_pipeline.sources.semantic_scholar")
 sources_context = lazy_import("vault_pipeline.sources.context")
+harvest_stages = lazy_import("vault_pipeline.sources.stage")
+stages = lazy_import("vault_pipeline.stages")
 
 harvest_app = typer.Typer(help="Harvest live sources into the raw zone (politely, resumably).",
                           no_args_is_help=True)
@@ -65,19 +70,46 @@ def _reporting(command: Callable[..., None]) -> Callable[..., None]:
 
 
 @contextlib.contextmanager
-def _context(home: str | None, config: Path | None) -> Iterator[HarvestContext]:
-    paths = VaultPaths.from_env(home).ensure()
-    with sources_context.HarvestContext.open(paths, load_config(paths, config)) as ctx, \
-            bars() as bar:
+def _bars() -> Iterator[Progress]:
+    """A progress bar for a harvest, as the callback its run reports through."""
+    with bars() as bar:
         task = bar.add_task("starting", total=None)
 
         def advance(done: int, total: int | None, note: str) -> None:
             bar.update(task, advance=done, total=total, description=note[:60])
 
+        yield advance
+
+
+def _sent(requests: dict[str, int]) -> None:
+    sent = ", ".join(f"{k}: {v}" for k, v in requests.items() if v) or "none"
+    typer.echo(f"requests sent ({sent}); rebuild tables with `vault materialize`")
+
+
+@contextlib.contextmanager
+def _context(home: str | None, config: Path | None) -> Iterator[HarvestContext]:
+    paths = VaultPaths.from_env(home).ensure()
+    with sources_context.HarvestContext.open(paths, load_config(paths, config)) as ctx, \
+            _bars() as advance:
         ctx.progress = advance
         yield ctx
-    sent = ", ".join(f"{k}: {v}" for k, v in ctx.requests_sent().items()) or "none"
-    typer.echo(f"requests sent ({sent}); rebuild tables with `vault materialize`")
+    _sent(ctx.requests_sent())
+
+
+def _run_stage(stage: Stage, paths: VaultPaths, flags: dict[str, Any],
+               partition: str | None = None,
+               window: tuple[date, date] | None = None) -> Any:
+    """Run a harvest stage as its asset does, the command's options as its flags (the top
+    layer of its settings)."""
+    settings = stage.resolve(paths.home, flags=flags)
+    with _bars() as advance:
+        report = stage.run(paths, settings, stages.RunContext(
+            log=typer.echo, progress=advance, partition=partition, window=window))
+    return report
+
+
+def _file(config: Path | None) -> str | None:
+    return str(config) if config else None
 
 
 def _url(base: str, params: dict[str, Any]) -> str:
@@ -140,13 +172,14 @@ def arxiv_oai(
         typer.echo("then follow resumption tokens until the list ends "
                    f"(one request per {ctx.config.arxiv.interval_s:g} s)")
         return
-    with _context(home, config) as ctx:
-        window = (start, end) if force else oai_pmh.plan_window(ctx, start, end, prefix, oai_set)
-        if window is None:
-            typer.echo(f"{start}..{end} already harvested")
-            return
-        report = oai_pmh.harvest_window(ctx, *window, prefix=prefix, oai_set=oai_set,
-                                        force=force)
+    run = _run_stage(harvest_stages.OAI_STAGE, paths, {
+        "metadata_prefix": prefix, "oai_set": oai_set, "force": force or None,
+        "config_file": _file(config)}, window=(start, end))
+    report = run.report
+    if report is None:
+        typer.echo(f"{start}..{end} already harvested")
+        return
+    _sent(run.requests)
     typer.echo(f"{report.window}: {report.records} records, {report.pages} pages, "
                f"{report.new_files} new raw files" + (" (resumed)" if report.resumed else ""))
 
@@ -236,27 +269,24 @@ def arxiv_fulltext(
 ) -> None:
     """Download PDFs and e-prints of papers in scope (papers table), skipping what is there."""
     paths = VaultPaths.from_env(home).ensure()
-    settings = load_config(paths, config)
-    scope = dataclasses.replace(
-        settings.arxiv.fulltext,
-        categories=tuple(category) if category else settings.arxiv.fulltext.categories,
-        published_from=date.fromisoformat(since) if since
-        else settings.arxiv.fulltext.published_from,
-        published_until=date.fromisoformat(until) if until
-        else settings.arxiv.fulltext.published_until)
-    kinds = tuple(kind) if kind else None
+    flags = {"categories": category or None, "kinds": kind or None, "ids": ids or None,
+             "published_from": since, "published_until": until, "max_files": max_files,
+             "retry_failed": retry_failed or None, "config_file": _file(config)}
     if dry_run:
-        ctx = sources_context.HarvestContext.open(paths, settings)
-        items = fulltext.plan(ctx, scope, ids, kinds, retry_failed, max_files)
+        stage = harvest_stages.FULLTEXT_STAGE
+        settings = stage.resolve(paths.home, flags=flags)
+        ctx = sources_context.HarvestContext.open(paths, harvest_stages.config_of(paths,
+                                                                                  settings))
+        items = harvest_stages.fulltext_plan(ctx, settings)
         typer.echo(f"would download {len(items)} file(s)")
         for item in items[:20]:
             typer.echo(f"  {item.url}")
         if len(items) > 20:
             typer.echo(f"  ... and {len(items) - 20} more")
         return
-    with _context(home, config) as ctx:
-        report = fulltext.fetch(ctx, fulltext.plan(ctx, scope, ids, kinds, retry_failed,
-                                                   max_files))
+    run = _run_stage(harvest_stages.FULLTEXT_STAGE, paths, flags)
+    _sent(run.requests)
+    report = run.report
     typer.echo(f"{report.fetched} new file(s), {report.bytes:,} bytes; "
                f"{len(report.failed)} failed")
     for stem, reason in report.failed:
@@ -274,20 +304,20 @@ def harvest_openreview(
     """Submissions, reviews, meta-reviews and decisions of OpenReview venues."""
     paths = VaultPaths.from_env(home).ensure()
     settings = load_config(paths, config)
-    configured = {v.id: v for v in settings.openreview.venues}
-    chosen = [configured.get(v) or dataclasses.replace(settings.openreview.venues[0], id=v)
-              for v in venue] if venue else list(configured.values())
+    chosen = list(venue) if venue else [v.id for v in settings.openreview.venues]
     if dry_run:
         ctx = sources_context.HarvestContext.open(paths, settings)
-        for item in chosen:
+        for item in (harvest_stages.venue_of(settings, v) for v in chosen):
             state = ctx.cursors.load(openreview.cursor_key("openreview", item.id))
             if state.get("complete") and not refresh:
                 typer.echo(f"{item.id}: complete, nothing requested (use --refresh)")
             else:
                 typer.echo(f"{item.id}: would request {openreview.first_request(ctx, item)}")
         return
-    with _context(home, config) as ctx:
-        reports = [openreview.harvest_venue(ctx, item, refresh) for item in chosen]
+    flags = {"refresh": refresh or None, "config_file": _file(config)}
+    reports = [_run_stage(harvest_stages.OPENREVIEW_STAGE, paths, flags, partition=v)
+               for v in chosen]
+    _sent({"openreview": sum(r.requests for r in reports)})
     for report in reports:
         status = "already complete (use --refresh)" if report.skipped else \
             f"{report.notes} submissions in {report.pages} pages, {report.requests} requests"
@@ -316,12 +346,12 @@ def harvest_openreview_pdfs(
                    f"({plan.without_pdf} without a public PDF)"
                    + (f", first {openreview_pdf.pdf_url(ctx, items[0])}" if items else ""))
         return
-    with _context(home, config) as ctx:
-        items, plan = openreview_pdf.plan(ctx, venue, retry_failed, limit=max_files)
-        report = openreview_pdf.fetch(ctx, items, revisions, plan)
-    typer.echo(openreview_pdf.describe(report))
-    for forum, reason in report.failed:
-        typer.secho(f"  ! {forum}: {reason}", fg=typer.colors.YELLOW, err=True)
+    run = _run_stage(harvest_stages.OPENREVIEW_PDF_STAGE, paths, {
+        "venues": tuple(venue) if venue else None, "revisions": revisions or None,
+        "retry_failed": retry_failed or None, "max_files": max_files,
+        "config_file": _file(config)})
+    _sent(run.requests)
+    typer.echo(openreview_pdf.describe(run.report))
 
 
 @harvest_app.command("s2")
@@ -341,8 +371,6 @@ def harvest_s2(
     dry_run: DryRun = False, home: HomeOption = None, config: ConfigOption = None,
 ) -> None:
     """Citation counts and references from Semantic Scholar (batches of up to 500 ids)."""
-    from .citations import build_citations
-
     paths = VaultPaths.from_env(home).ensure()
     settings = load_config(paths, config)
     if dry_run:
@@ -358,7 +386,7 @@ def harvest_s2(
             typer.echo(f"then the citing papers of {len(chosen)} ids, page by page, from "
                        f"{semantic_scholar.list_url(ctx, '{id}', 'citations')}")
         if not (ids or file) and semantic_scholar.population_wanted(ctx):
-            population, plan = semantic_scholar.population_ids(ctx)
+            _ids, plan = semantic_scholar.population_ids(ctx)
             typer.echo(f"then, with the API key, the evaluation population: {plan.asked} "
                        f"submissions by arXiv id, {plan.without_id} without one by title "
                        f"({semantic_scholar.match_url(ctx)}, accepted at a title ratio >= "
@@ -367,21 +395,27 @@ def harvest_s2(
             missing, _ = semantic_scholar.missing_cited(ctx)
             typer.echo(f"then the walk: {len(missing)} cited arXiv ids missing from the vault")
         return
-    with _context(home, config) as ctx:
-        chosen = _read_ids(ids, file) if ids or file else semantic_scholar.post_cutoff_ids(ctx)
-        report = semantic_scholar.lookup(ctx, chosen, references, refresh)
-        typer.echo(f"{report.found} found, {len(report.not_found)} unknown, "
-                   f"{report.skipped_recent} read recently")
-        if cited_by:
-            listed = semantic_scholar.fetch_lists(ctx, chosen, "citations")
-            typer.echo(f"citing papers: {listed.entries} in {listed.pages} pages of "
-                       f"{listed.papers} papers")
-        if not (ids or file) and (population := semantic_scholar.lookup_population(
-                ctx, references, refresh)) is not None:
-            typer.echo(semantic_scholar.describe_population(population))
-        if walk:
-            build_citations(paths)
-            walked = semantic_scholar.walk(ctx)
-            typer.echo(f"walk: {walked.missing} cited arXiv papers were missing; "
-                       f"{walked.fetched.entries if walked.fetched else 0} fetched; "
-                       f"{walked.without_arxiv_id} cited papers have no arXiv id")
+    chosen = _read_ids(ids, file) if ids or file else None
+    flags = {"ids": chosen, "references": None if references else False,
+             "refresh": refresh or None, "cited_by": cited_by or None,
+             "config_file": _file(config)}
+    run = _run_stage(harvest_stages.S2_STAGE, paths, flags)
+    requests = dict(run.requests)
+    report = run.lookup
+    typer.echo(f"{report.found} found, {len(report.not_found)} unknown, "
+               f"{report.skipped_recent} read recently")
+    if run.citing is not None:
+        typer.echo(f"citing papers: {run.citing.entries} in {run.citing.pages} pages of "
+                   f"{run.citing.papers} papers")
+    if run.population is not None:
+        typer.echo(semantic_scholar.describe_population(run.population))
+    if walk:  # the citations the walk reads, rebuilt by their stage, then the walk's stage
+        citations_stage = lazy_import("vault_pipeline.citations").STAGE
+        citations_stage.run(paths, stages.NoSettings(), stages.RunContext(log=typer.echo))
+        walked = _run_stage(harvest_stages.WALK_STAGE, paths, {"config_file": _file(config)})
+        for service, sent in walked.requests.items():
+            requests[service] = requests.get(service, 0) + sent
+        typer.echo(f"walk: {walked.report.missing} cited arXiv papers were missing; "
+                   f"{walked.report.fetched.entries if walked.report.fetched else 0} fetched; "
+                   f"{walked.report.without_arxiv_id} cited papers have no arXiv id")
+    _sent(requests)

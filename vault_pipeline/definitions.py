@@ -10,14 +10,12 @@ from assets.io_manager import VaultTableIOManager
 from sensors import all_jobs, all_schedules, all_sensors
 
 from .paths import VaultPaths
-from .sources.config import load_config
 
 
 def build_defs(paths: VaultPaths | None = None) -> dg.Definitions:
     """The definitions for one vault (default: ``$VAULT_HOME``)."""
-    harvest = load_config(paths or VaultPaths.from_env())
     return dg.Definitions(
-        assets=[*all_assets, *harvest_assets(harvest)],
+        assets=[*all_assets, *harvest_assets(paths or VaultPaths.from_env())],
         asset_checks=all_checks,
         jobs=all_jobs,
         sensors=all_sensors,

@@ -95,6 +95,10 @@ def code_fingerprint() -> str:
 
 
 def _raw_stamp(paths: VaultPaths) -> str:
+    if paths.remote:  # the zone is in the bucket (its local folder is only a cache)
+        from .raw.zone import RawZone
+
+        return RawZone(paths).fingerprint()
     stamps = []
     for folder, _, files in os.walk(paths.raw):
         for name in files:

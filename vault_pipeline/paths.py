@@ -1,10 +1,11 @@
 """The data root: one directory (``VAULT_HOME``) holding the raw zone, the tables and the
 Dagster instance, so a vault can be moved, backed up or deleted as one thing.
 
-The root may also be an object-store URL (``s3://bucket/vault``, any fsspec URL): the tables
-and the LanceDB index then live there, and what needs a local file system (the raw zone,
-stage scratch and journals, the vault lock, the Dagster instance, the DuckDB catalog, the
-`vault.toml` read by this machine) lives in a local cache folder, ``$VAULT_CACHE`` or
+The root may also be an object-store URL (``s3://bucket/vault``, any fsspec URL): the raw
+zone, the tables and the LanceDB index then live there, and what needs a local file system
+(stage scratch and journals, copies of raw files for the parsers, the vault lock, the Dagster
+instance, the DuckDB catalog, the `vault.toml` read by this machine) lives in a local cache
+folder, ``$VAULT_CACHE`` or
 ``~/.cache/research-idea-vault/<scheme>/<bucket>/<path>`` (docs/object_storage.md)."""
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ class VaultPaths:
 
     @property
     def raw(self) -> Path:
-        """Immutable, content-addressed responses exactly as received."""
+        """Immutable, content-addressed responses exactly as received (on an object-store
+        root, the local cache of ``<root>/raw``: see :mod:`vault_pipeline.raw.zone`)."""
         return self.home / "raw"
 
     @property
@@ -111,9 +113,16 @@ class VaultPaths:
                              f"{exc.strerror or exc}") from None
         return self
 
+    def _remote_raw(self) -> bool:
+        """Whether the object-store root holds a raw zone (a harvest before any table)."""
+        import fsspec
+
+        fs, root = fsspec.core.url_to_fs(f"{self.remote}/raw", use_listings_cache=False)
+        return bool(fs.exists(root))
+
     def existing(self) -> VaultPaths:
         """This vault, which must already exist: read-only commands never create one."""
-        if self.remote and self.store.names():
+        if self.remote and (self.store.names() or self._remote_raw()):
             return self
         if not (self.raw.is_dir() or self.tables.is_dir()):
             raise VaultError(f"no vault at {self.home} (run `vault import` or `vault demo` "

@@ -6,12 +6,19 @@ Every stage runs the same way: ``run(paths, settings, context) -> report``. It r
 declared inputs through the vault's table store (``paths.store``) and writes its declared
 outputs there; it does not receive frames, because several stages are incremental (they read
 their own last output and the journal under the scratch folder) or stream tables larger than
-memory, and the store alone knows where a table lies."""
+memory, and the store alone knows where a table lies.
+
+A stage may be split into partitions (the live harvests: one per datestamp day, one per
+OpenReview venue): ``partitions`` gives them for the vault the definitions are built for
+(never at import: a venue list comes from that vault's config), and a run receives its
+partition in its context (``partition``, and ``window`` for days). Outputs that are not tables
+(raw-zone files, an index, an export) are declared as :class:`Artifact`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -67,21 +74,45 @@ class NoSettings:
 @dataclass(frozen=True)
 class RunContext:
     """What a run knows of the run it is part of: an id (Dagster's run id; None outside a
-    run), where log lines go, and where progress goes (the CLI's bars, or nowhere)."""
+    run), where log lines go, where progress goes (the CLI's bars, or nowhere), and, for a
+    partitioned stage, its partition key and, for days, the window of days it covers (first
+    and last, inclusive: a backfill run may cover several)."""
 
     run_id: str | None = None
     log: Callable[[str], object] = print
     progress: Progress = no_progress
+    partition: str | None = None
+    window: tuple[date, date] | None = None
+
+
+@dataclass(frozen=True)
+class Daily:
+    """One partition per day from ``first`` to today; a backfill run covers up to
+    ``per_run`` days as one window (fewest requests)."""
+
+    first: date
+    per_run: int = 1
+
+
+@dataclass(frozen=True)
+class Keys:
+    """One partition per key (an OpenReview venue id, say)."""
+
+    keys: tuple[str, ...]
+
+
+Partitions = Daily | Keys
 
 
 @dataclass(frozen=True)
 class Artifact:
     """An output that is not a Parquet table of the store (a LanceDB table, a JSON report, an
-    export folder): its asset name, what it holds, where it lies, and its columns if any."""
+    export folder, raw-zone files): its asset name, what it holds, where it lies (a local
+    path, or a URL on an object-store root), and its columns if any."""
 
     name: str
     doc: str
-    path: Callable[[VaultPaths], Path]
+    path: Callable[[VaultPaths], Path | str]
     schema: TableSchema | None = None
 
 
@@ -109,7 +140,9 @@ class Stage(Generic[S, R]):
     ``outputs`` and returns its report; ``settings`` is its frozen settings class, resolved
     by :func:`vault_pipeline.config.resolve` under ``section`` (default: the stage's name);
     ``describe`` says the report in one line, ``figures`` gives each output's figures (by
-    output name), ``warnings`` what a reader of the run should not miss."""
+    output name), ``warnings`` what a reader of the run should not miss; ``partitions``
+    splits its runs (for the vault given), ``pool`` names the concurrency pool its runs
+    share (one service's politeness limit, say)."""
 
     name: str
     group: str
@@ -122,12 +155,15 @@ class Stage(Generic[S, R]):
     section: str | None = None
     label: str | None = None  # names the settings in errors (default: the section)
     warnings: Callable[[R], Sequence[str]] = field(default=_none)
+    partitions: Callable[[VaultPaths], Partitions] | None = None
+    pool: str | None = None
 
     def resolve(self, home: Path | None = None,
-                run_config: Mapping[str, Any] | None = None) -> S:
+                run_config: Mapping[str, Any] | None = None,
+                flags: Mapping[str, Any] | None = None) -> S:
         """The stage's settings from every layer of :mod:`vault_pipeline.config`."""
         return config.resolve(self.settings, self.section or self.name, home=home,
-                              run_config=run_config, label=self.label)
+                              run_config=run_config, flags=flags, label=self.label)
 
 
 def plain(build: Callable[[VaultPaths], R]) -> Callable[[VaultPaths, Any, RunContext], R]:

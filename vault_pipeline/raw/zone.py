@@ -1,5 +1,13 @@
 """The raw zone: every response exactly as received, stored under its sha256 and never
-overwritten, with a JSON sidecar describing it. Everything downstream is rebuilt from here."""
+overwritten, with a JSON sidecar describing it. Everything downstream is rebuilt from here.
+
+On an object-store root (``VAULT_HOME=s3://bucket/vault``) the zone lives in the bucket,
+under ``<root>/raw``, read and written through the store's fsspec filesystem: a file is
+hashed into a local temporary file, then put whole (one PUT), and its sidecar is put last,
+so a reader that lists sidecars never finds one whose file is missing or half written. The
+parsers need local files: :meth:`RawZone.absolute` fetches a stored file once into the local
+cache folder (checked against its sha256 on the way), and sidecars, which never change once
+written, are kept there too, so a second listing asks only for new ones."""
 
 from __future__ import annotations
 
@@ -14,7 +22,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import fsspec
 import polars as pl
+from fsspec.implementations.local import LocalFileSystem
 
 from ..errors import RawFormatError, VaultError
 from ..paths import VaultPaths
@@ -91,59 +101,107 @@ def _walk(paths: Iterable[Path]) -> Iterator[Path]:
 
 
 class RawZone:
+    """The raw zone of a vault: a local folder (``paths.raw``), or ``<root>/raw`` on the
+    object store, with ``paths.raw`` as its local cache."""
+
     def __init__(self, paths: VaultPaths):
         self.paths = paths
-        self.root = paths.raw
-        self._restored: list[Path] = []
+        self.cache = paths.raw  # the zone itself on a local root; fetched copies otherwise
+        self.fs: fsspec.AbstractFileSystem
+        if paths.remote:
+            self.fs, self.root = fsspec.core.url_to_fs(f"{paths.remote}/raw",
+                                                       use_listings_cache=False)
+        else:
+            self.fs, self.root = LocalFileSystem(), str(paths.raw)
+        self._restored: list[str] = []
 
-    def _location(self, sha: str, kind: str, extension: str) -> Path:
-        return self.root / kind / sha[:2] / f"{sha}{extension}"
+    @property
+    def remote(self) -> bool:
+        return not isinstance(self.fs, LocalFileSystem)
+
+    @property
+    def location(self) -> Path | str:
+        """Where the zone lies: its local folder, or its URL."""
+        return self.fs.unstrip_protocol(self.root) if self.remote else self.cache
+
+    def _key(self, relative: str) -> str:
+        return f"{self.root}/{relative}"
+
+    def _relative(self, sha: str, kind: str, extension: str) -> str:
+        return f"{kind}/{sha[:2]}/{sha}{extension}"
+
+    def _put(self, local: Path, relative: str) -> None:
+        """Make a finished local file the stored one, whole or not at all: a rename on the
+        same file system, else one upload (object stores show an object once complete)."""
+        if self.remote:
+            self.fs.put_file(str(local), self._key(relative))
+            return
+        target = self.cache / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(local, target)
+
+    def _write(self, relative: str, data: bytes) -> None:
+        if self.remote:
+            self.fs.pipe_file(self._key(relative), data)  # one PUT: whole or absent
+        else:
+            atomic_write_bytes(self.cache / relative, data)
+
+    def _exists(self, relative: str) -> bool:
+        return bool(self.fs.exists(self._key(relative)))
 
     def add_file(self, source: Path, origin: str | None = None) -> tuple[RawFile, bool]:
         """Check, then store one file; return (its record, whether it was new). A file
         already recorded is written again, so importing it restores a missing or damaged
         copy (see :meth:`restored`)."""
         detection = detect(source)
-        incoming = self.root / ".incoming"  # same file system: the final rename is atomic
+        incoming = self.cache / ".incoming"  # same file system: the final rename is atomic
         incoming.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(prefix="import-", dir=incoming)
         os.close(handle)
         tmp = Path(name)
         try:
             sha = _copy_hashing(source, tmp)  # one read: the stored bytes are the hashed ones
-            target = self._location(sha, detection.kind, detection.extension)
-            sidecar = target.with_name(target.name + SIDECAR)
+            target = self._relative(sha, detection.kind, detection.extension)
+            sidecar = target + SIDECAR
             tmp.chmod(0o444)  # raw responses are never edited in place
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if sidecar.exists():
+            size = tmp.stat().st_size
+            if self._exists(sidecar):
                 self._restore(tmp, target)
                 return self._read_sidecar(sidecar), False
-            os.replace(tmp, target)  # the bytes are the sha's: an existing copy is replaced
+            self._put(tmp, target)  # the bytes are the sha's: an existing copy is replaced
         finally:
             tmp.unlink(missing_ok=True)
         record = RawFile(
             sha256=sha, kind=detection.kind, wrapper=detection.wrapper,
-            formats=detection.formats, path=str(target.relative_to(self.root)),
-            size_bytes=target.stat().st_size, original_name=source.name,
-            origin=origin or f"import:{source}", records=detection.records,
-            received_at=datetime.now(UTC),
+            formats=detection.formats, path=target, size_bytes=size,
+            original_name=source.name, origin=origin or f"import:{source}",
+            records=detection.records, received_at=datetime.now(UTC),
         )
         payload = asdict(record) | {"received_at": record.received_at.isoformat()}
-        atomic_write_bytes(sidecar, json.dumps(payload, indent=1).encode())
+        self._write(sidecar, json.dumps(payload, indent=1).encode())  # last: the commit
         return record, True
 
-    def _restore(self, verified: Path, target: Path) -> None:
+    def _restore(self, verified: Path, target: str) -> None:
         """Put freshly hashed bytes in place of a stored copy that is missing or damaged
         (an intact copy is left as it is)."""
-        intact = target.is_file() and target.stat().st_size == verified.stat().st_size and (
-            sha256_of(target) == target.name.split(".", 1)[0])
+        key = self._key(target)
+        intact = self.fs.isfile(key) and self.fs.size(key) == verified.stat().st_size and (
+            self._sha256(target) == target.rsplit("/", 1)[-1].split(".", 1)[0])
         if not intact:
-            os.replace(verified, target)
+            self._put(verified, target)
             self._restored.append(target)
 
+    def _sha256(self, relative: str) -> str:
+        digest = hashlib.sha256()
+        with self.fs.open(self._key(relative), "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
+
     @property
-    def restored(self) -> list[Path]:
-        """Stored copies this zone object rewrote because they were missing or damaged."""
+    def restored(self) -> list[str]:
+        """Stored copies (paths in the zone) this zone object rewrote because they were
+        missing or damaged."""
         return list(self._restored)
 
     def add_bytes(self, data: bytes, name: str, origin: str) -> tuple[RawFile, bool]:
@@ -193,11 +251,26 @@ class RawZone:
         )
         self.paths.store.append(IMPORT_REJECTS, new)
 
-    @staticmethod
-    def _read_sidecar(sidecar: Path) -> RawFile:
-        payload = json.loads(sidecar.read_text())
+    def _read_sidecar(self, relative: str) -> RawFile:
+        """A stored file's record. From an object store, kept in the local cache: a sidecar
+        never changes once written."""
+        local = self.cache / relative
+        if self.remote and local.is_file():
+            text = local.read_text()
+        else:
+            text = self.fs.cat_file(self._key(relative)).decode()
+            if self.remote:
+                atomic_write_bytes(local, text.encode())
+        payload = json.loads(text)
         payload["received_at"] = datetime.fromisoformat(payload["received_at"])
         return RawFile(**payload)
+
+    def _sidecars(self) -> list[str]:
+        """Every sidecar, as a path in the zone (one listing on an object store)."""
+        if not self.fs.exists(self.root):
+            return []
+        found = self.fs.glob(f"{self.root}/*/*/*{SIDECAR}")
+        return ["/".join(f.rsplit("/", 3)[-3:]) for f in found]  # <kind>/<xx>/<name>
 
     def files(self, kinds: Iterable[str] | None = None, check: bool = True) -> list[RawFile]:
         """Every stored file (sorted by kind, then sha256, so rebuilds are deterministic).
@@ -207,9 +280,9 @@ class RawZone:
         a damaged zone would silently lose what the file held."""
         wanted = set(kinds) if kinds else None
         found = []
-        if not self.root.exists():
-            return found
-        for sidecar in self.root.glob(f"*/*/*{SIDECAR}"):
+        for sidecar in self._sidecars():
+            if wanted is not None and sidecar.split("/", 1)[0] not in wanted:
+                continue  # the folder is the kind: other kinds' sidecars are not read
             record = self._read_sidecar(sidecar)
             if wanted is None or record.kind in wanted:
                 found.append(record)
@@ -217,6 +290,20 @@ class RawZone:
         if check and (problems := self.verify(found, full=False)):
             raise VaultError(damage_message(problems))
         return found
+
+    def _sizes(self, records: list[RawFile]) -> dict[str, int | None]:
+        """Each record's stored size (None: missing); one listing on an object store."""
+        if self.remote:
+            listed = self.fs.find(self.root, detail=True) if records else {}
+            sizes = {k[len(self.root) + 1:]: int(v["size"]) for k, v in listed.items()}
+            return {r.path: sizes.get(r.path) for r in records}
+        result: dict[str, int | None] = {}
+        for record in records:
+            try:
+                result[record.path] = (self.cache / record.path).stat().st_size
+            except FileNotFoundError:
+                result[record.path] = None
+        return result
 
     def verify(self, records: list[RawFile] | None = None, full: bool = True
                ) -> list[RawProblem]:
@@ -227,11 +314,10 @@ class RawZone:
         last = self._verified()
         due = datetime.now(UTC) - timedelta(days=FULL_CHECK_DAYS)
         problems, checked = [], []
+        sizes = self._sizes(records)
         for record in records:
-            path = self.absolute(record)
-            try:
-                size = path.stat().st_size
-            except FileNotFoundError:
+            size = sizes[record.path]
+            if size is None:
                 problems.append(RawProblem(record, "missing"))
                 continue
             if size != record.size_bytes:
@@ -240,7 +326,7 @@ class RawZone:
                 continue
             when = last.get(record.sha256)
             if full or when is None or datetime.fromisoformat(when) < due:
-                if sha256_of(path) != record.sha256:
+                if self._sha256(record.path) != record.sha256:
                     problems.append(RawProblem(record, "content altered (sha256 differs)"))
                     continue
                 checked.append(record.sha256)
@@ -249,7 +335,7 @@ class RawZone:
 
     def _verified(self) -> dict[str, str]:
         try:
-            return json.loads((self.root / VERIFIED).read_text())
+            return json.loads(self.fs.cat_file(self._key(VERIFIED)))
         except (FileNotFoundError, json.JSONDecodeError):
             return {}
 
@@ -258,10 +344,37 @@ class RawZone:
             return
         now = datetime.now(UTC).isoformat()
         state = self._verified() | dict.fromkeys(shas, now)
-        atomic_write_bytes(self.root / VERIFIED, json.dumps(state, sort_keys=True).encode())
+        self._write(VERIFIED, json.dumps(state, sort_keys=True).encode())
 
     def absolute(self, record: RawFile) -> Path:
-        return self.root / record.path
+        """A stored file as a local file the parsers can open: in place on a local root; on
+        an object store, a copy in the local cache, fetched once and checked against its
+        sha256 (a copy of the recorded size is used as it is)."""
+        local = self.cache / record.path
+        if not self.remote:
+            return local
+        if local.is_file() and local.stat().st_size == record.size_bytes:
+            return local
+        local.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=".fetch-", dir=local.parent)
+        os.close(handle)
+        tmp = Path(name)
+        try:
+            digest = hashlib.sha256()
+            with self.fs.open(self._key(record.path), "rb") as reader, tmp.open("wb") as out:
+                for block in iter(lambda: reader.read(1 << 20), b""):
+                    digest.update(block)
+                    out.write(block)
+            if digest.hexdigest() != record.sha256:
+                raise VaultError(damage_message([RawProblem(
+                    record, "content altered in the object store (sha256 differs)")]))
+            tmp.chmod(0o444)
+            os.replace(tmp, local)
+        except FileNotFoundError:
+            raise VaultError(damage_message([RawProblem(record, "missing")])) from None
+        finally:
+            tmp.unlink(missing_ok=True)
+        return local
 
     def manifest(self) -> pl.DataFrame:
         """The `raw_files` table; a damaged zone is a VaultError (see :meth:`files`)."""
@@ -271,7 +384,7 @@ class RawZone:
 
     def fingerprint(self) -> str:
         """Changes whenever a file enters the zone (what the raw-zone sensor watches)."""
-        shas = sorted(p.name for p in self.root.glob(f"*/*/*{SIDECAR}"))
+        shas = sorted(p.rsplit("/", 1)[-1] for p in self._sidecars())
         return hashlib.sha256("\n".join(shas).encode()).hexdigest()
 
 
@@ -295,3 +408,8 @@ def _safe_sha(path: Path) -> str | None:
         return sha256_of(path) if path.is_file() else None
     except OSError:
         return None
+
+
+def raw_location(paths: VaultPaths) -> Path | str:
+    """Where the raw zone lies (what the harvests' assets show as their path)."""
+    return RawZone(paths).location

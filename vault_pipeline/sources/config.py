@@ -1,6 +1,7 @@
-"""Harvest configuration: built-in defaults, then a TOML file (`harvest.toml`, else the
-`[harvest]` table of the data root's `vault.toml`), then environment variables, parsed as in
-:mod:`vault_pipeline.config`. The cutoff is not here: the harvests read the split's.
+"""Harvest configuration, resolved by the one resolver (:func:`vault_pipeline.config.resolve`,
+section `harvest`): built-in defaults, then a TOML file (`harvest.toml`, the section's own
+file, else the `[harvest]` table of the data root's `vault.toml`), then environment
+variables. The cutoff is not here: the harvests read the split's.
 
 Every service's base URL can be changed (a mirror, or a local replay server in tests), and so
 can the request spacing. Secrets (OpenReview credentials, the Semantic Scholar key) come from
@@ -11,18 +12,16 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
 
-from ..config import CONFIG_FILE, coerce, read_file, settings_fields
+from .. import config as settings
 from ..errors import VaultError
 from ..paths import VaultPaths
 
-CONFIG_ENV = "VAULT_HARVEST_CONFIG"
-CONFIG_NAME = "harvest.toml"
+SECTION = "harvest"
+CONFIG_NAME, CONFIG_ENV = settings.OWN_FILES[SECTION]
 SECRET_KEY = re.compile(r"pass(word)?|token|secret|api_?key", re.IGNORECASE)
 VERSION = "0.1.0"
 
@@ -120,19 +119,18 @@ class HarvestConfig:
         return f"research-idea-vault/{VERSION} (polite metadata harvester{contact})"
 
 
-# Environment variable → (section, key). Documented in the README's harvesting section.
+# Environment variable → (dotted) setting. Documented in docs/harvesting.md.
 ENV_OVERRIDES = {
-    "VAULT_ARXIV_OAI_URL": ("arxiv", "oai_url"),
-    "VAULT_ARXIV_API_URL": ("arxiv", "api_url"),
-    "VAULT_ARXIV_PDF_URL": ("arxiv", "pdf_url"),
-    "VAULT_ARXIV_EPRINT_URL": ("arxiv", "eprint_url"),
-    "VAULT_ARXIV_INTERVAL": ("arxiv", "interval_s"),
-    "VAULT_OPENREVIEW_URL": ("openreview", "api_url"),
-    "VAULT_OPENREVIEW_V1_URL": ("openreview", "api_v1_url"),
-    "VAULT_OPENREVIEW_INTERVAL": ("openreview", "interval_s"),
-    "VAULT_S2_URL": ("s2", "api_url"),
-    "VAULT_S2_INTERVAL": ("s2", "interval_s"),
-    "VAULT_HARVEST_CONTACT": (None, "contact"),
+    "VAULT_ARXIV_OAI_URL": "arxiv.oai_url",
+    "VAULT_ARXIV_API_URL": "arxiv.api_url",
+    "VAULT_ARXIV_PDF_URL": "arxiv.pdf_url",
+    "VAULT_ARXIV_EPRINT_URL": "arxiv.eprint_url",
+    "VAULT_ARXIV_INTERVAL": "arxiv.interval_s",
+    "VAULT_OPENREVIEW_URL": "openreview.api_url",
+    "VAULT_OPENREVIEW_V1_URL": "openreview.api_v1_url",
+    "VAULT_OPENREVIEW_INTERVAL": "openreview.interval_s",
+    "VAULT_S2_URL": "s2.api_url",
+    "VAULT_S2_INTERVAL": "s2.interval_s",
 }
 
 SECRET_ENV = {
@@ -148,65 +146,27 @@ def secret(name: str) -> str | None:
     return os.environ.get(SECRET_ENV[name]) or None
 
 
-def _merge(obj: Any, values: dict[str, Any], where: str) -> Any:
-    """A copy of a settings dataclass with ``values`` applied; unknown keys are an error."""
-    fields = settings_fields(type(obj))
-    changes = {}
-    for key, value in values.items():
-        if SECRET_KEY.search(key):
-            raise VaultError(f"{where}.{key}: secrets come from the environment "
-                             f"({', '.join(SECRET_ENV.values())}), never from a config file")
-        if key not in fields:
-            raise VaultError(f"{where}: unknown setting {key!r} "
-                             f"(known: {', '.join(sorted(fields))})")
-        current = getattr(obj, key)
-        if key == "venues":
-            changes[key] = tuple(_merge(VenueSettings(id=v["id"]), v, f"{where}.venues")
-                                 for v in value)
-        elif dataclasses.is_dataclass(current):
-            changes[key] = _merge(current, value, f"{where}.{key}")
-        elif value == "" and "None" in str(fields[key]):
-            changes[key] = None
-        else:
-            changes[key] = coerce(fields[key], value, key, where)
-    return dataclasses.replace(obj, **changes)
+def refuse_secrets(key: str, where: str) -> None:
+    """A config file never holds a secret (it would land in a repository)."""
+    if SECRET_KEY.search(key):
+        raise VaultError(f"{where}: {key}: secrets come from the environment "
+                         f"({', '.join(SECRET_ENV.values())}), never from a config file")
 
 
 def config_path(paths: VaultPaths | None, explicit: Path | None = None) -> Path | None:
     """The config file in use: the argument, else ``$VAULT_HARVEST_CONFIG``, else
     ``<data root>/harvest.toml`` when it exists."""
-    chosen = explicit or (Path(os.environ[CONFIG_ENV]) if os.environ.get(CONFIG_ENV) else None)
-    if chosen is not None:
-        if not chosen.is_file():
-            raise VaultError(f"harvest config {chosen} does not exist")
-        return chosen
-    if paths is not None and (paths.home / CONFIG_NAME).is_file():
-        return paths.home / CONFIG_NAME
-    return None
-
-
-def _file_values(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise VaultError(f"harvest config {path}: {exc}") from None
+    return settings.own_file(SECTION, paths.home if paths else None, explicit)
 
 
 def load_config(paths: VaultPaths | None = None, explicit: Path | None = None) -> HarvestConfig:
-    """Defaults, overridden by the config file, overridden by the environment."""
-    config = HarvestConfig()
-    path = config_path(paths, explicit)
-    if path is not None:
-        config = _merge(config, _file_values(path), path.name)
-        config = dataclasses.replace(config, source=str(path))
-    elif paths is not None and (shared := read_file(paths.home).get("harvest")):
-        config = _merge(config, shared, f"{CONFIG_FILE} [harvest]")
-        config = dataclasses.replace(config, source=str(paths.home / CONFIG_FILE))
-    for env, (section, key) in ENV_OVERRIDES.items():
-        if os.environ.get(env):
-            values = {key: os.environ[env]}
-            config = _merge(config, {section: values} if section else values, env)
-    return config
+    """Defaults, overridden by the config file, overridden by the environment (read now,
+    for the vault given: never at import)."""
+    home = paths.home if paths else None
+    config = settings.resolve(HarvestConfig, SECTION, home=home, file=explicit,
+                              aliases=ENV_OVERRIDES, check=refuse_secrets)
+    _values, _where, source = settings.read_section(SECTION, home, explicit)
+    return dataclasses.replace(config, source=source)
 
 
 def state_dir(paths: VaultPaths) -> Path:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -70,10 +69,9 @@ def eprint_name(stem: str, data: bytes) -> str:
 def stored_stems(ctx: HarvestContext) -> set[str]:
     """Name stems of every PDF and e-print already in the raw zone."""
     stems = set()
-    for kind in ("pdf", "eprint"):
-        for sidecar in (ctx.zone.root / kind).glob("*/*.meta.json"):
-            name = json.loads(sidecar.read_text()).get("original_name") or ""
-            stems.add(name.removesuffix(".pdf").removesuffix(".tar.gz").removesuffix(".gz"))
+    for record in ctx.zone.files(("pdf", "eprint"), check=False):
+        name = record.original_name or ""
+        stems.add(name.removesuffix(".pdf").removesuffix(".tar.gz").removesuffix(".gz"))
     return stems
 
 
