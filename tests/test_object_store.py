@@ -251,3 +251,164 @@ def test_demo_runs_end_to_end_on_the_bucket(s3_vault: VaultPaths, s3_endpoint: s
     assert len(hits) == 3 and all(hit["arxiv_id"] for hit in hits), found.output
     checked = runner.invoke(app, ["export", f"{s3_vault.remote}/exports/latest", "--check"])
     assert checked.exit_code == 0, checked.output
+
+
+# one writer per root: the lock object, taken with a conditional put --------------------------
+
+def test_two_writers_race_for_the_lock_and_exactly_one_wins(s3_vault: VaultPaths) -> None:
+    import threading
+
+    from vault_pipeline.object_lock import LOCK_KEY, ObjectLock
+
+    writers = [ObjectLock(s3_vault.remote, f"writer {i}", heartbeat_s=0) for i in range(8)]
+    start = threading.Barrier(len(writers))
+    outcome: dict[int, str] = {}
+
+    def race(i: int) -> None:
+        start.wait()
+        try:
+            writers[i].acquire(0)
+            outcome[i] = "won"
+        except VaultError as exc:
+            outcome[i] = str(exc)
+
+    threads = [threading.Thread(target=race, args=(i,)) for i in range(len(writers))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    winners = [i for i, result in outcome.items() if result == "won"]
+    assert len(outcome) == 8 and len(winners) == 1, outcome
+    refusal = next(r for r in outcome.values() if r != "won")
+    assert refusal.startswith(f"the vault at {s3_vault.remote} is in use by writer "
+                              f"{winners[0]} (owner ") and "\n" not in refusal, refusal
+    import fsspec
+
+    fs = fsspec.filesystem("s3")
+    assert fs.exists(f"{s3_vault.remote}/{LOCK_KEY}")
+    writers[winners[0]].release()
+    assert not fs.exists(f"{s3_vault.remote}/{LOCK_KEY}")
+    writers[(winners[0] + 1) % 8].acquire(0)  # free again: the next writer gets it
+    writers[(winners[0] + 1) % 8].release()
+
+
+def test_a_stale_lock_is_taken_over_and_its_holder_notices(s3_vault: VaultPaths) -> None:
+    import time
+
+    from vault_pipeline.object_lock import LockLost, ObjectLock
+
+    crashed = ObjectLock(s3_vault.remote, "vault demo", heartbeat_s=0,
+                         clock=lambda: time.time() - 1000)  # last beat 1000 s ago
+    crashed.acquire(0)
+    fresh = ObjectLock(s3_vault.remote, "vault materialize", heartbeat_s=0)
+    with pytest.raises(VaultError, match="in use by vault demo"):  # not stale at 2000 s
+        ObjectLock(s3_vault.remote, "x", stale_after_s=2000, heartbeat_s=0).acquire(0)
+    fresh.acquire(0)  # default rule: no heartbeat for 300 s, taken over
+    with pytest.raises(LockLost):
+        crashed.beat()  # the old holder's next heartbeat finds the lock is not its own
+    crashed.release()
+    assert crashed.was_lost
+    with pytest.raises(VaultError, match="in use by vault materialize"):
+        ObjectLock(s3_vault.remote, "third", heartbeat_s=0).acquire(0)  # not removed by it
+    fresh.release()
+    assert not fresh.was_lost
+
+
+def test_the_holder_beats_and_waiters_get_it_when_it_is_released(s3_vault: VaultPaths) -> None:
+    import json
+    import threading
+    import time
+
+    import fsspec
+
+    from vault_pipeline.object_lock import LOCK_KEY, ObjectLock
+
+    fs = fsspec.filesystem("s3", use_listings_cache=False)
+    holder = ObjectLock(s3_vault.remote, "vault demo", heartbeat_s=0.05)
+    holder.acquire(0)
+    first = json.loads(fs.cat_file(f"{s3_vault.remote}/{LOCK_KEY}"))
+    time.sleep(0.4)
+    later = json.loads(fs.cat_file(f"{s3_vault.remote}/{LOCK_KEY}"))
+    assert later["heartbeat"] > first["heartbeat"] and later["token"] == first["token"]
+    assert {"owner", "host", "pid", "started", "command"} <= set(later)
+    threading.Timer(0.3, holder.release).start()
+    waiter = ObjectLock(s3_vault.remote, "vault materialize", heartbeat_s=0)
+    waiter.acquire(5)  # waits for the release instead of refusing
+    assert not holder.was_lost
+    waiter.release()
+
+
+def test_a_second_writer_on_another_machine_is_refused_in_one_line(s3_vault: VaultPaths
+                                                                  ) -> None:
+    from typer.testing import CliRunner
+
+    from vault_pipeline.cli import app
+    from vault_pipeline.object_lock import ObjectLock
+
+    other = ObjectLock(s3_vault.remote, "vault demo", heartbeat_s=0)  # as another machine
+    other.acquire(0)
+    runner = CliRunner()
+    refused = runner.invoke(app, ["materialize", "--select", "papers"])
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    lines = [li for li in refused.output.splitlines() if li.strip()]
+    assert len(lines) == 1 and "is in use by vault demo (owner " in lines[0], refused.output
+    other.release()
+
+
+def test_appends_from_two_machines_lose_no_row(s3_vault: VaultPaths) -> None:
+    import threading
+    from datetime import UTC, datetime
+
+    import polars as pl
+
+    from vault_pipeline.schemas import IMPORT_REJECTS
+
+    def rows(tag: str) -> pl.DataFrame:
+        return pl.DataFrame({"path": [tag], "sha256": [None], "reason": ["test"],
+                             "rejected_at": [datetime.now(UTC)]}, schema=IMPORT_REJECTS.polars)
+
+    stores = [VaultPaths.from_env().store for _ in range(4)]  # one store per "machine"
+    start = threading.Barrier(4)
+
+    def append(i: int) -> None:
+        start.wait()
+        for j in range(3):
+            stores[i].append(IMPORT_REJECTS, rows(f"{i}-{j}"))
+
+    threads = [threading.Thread(target=append, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    table = s3_vault.store.read(IMPORT_REJECTS)
+    assert sorted(table["path"].to_list()) == sorted(
+        f"{i}-{j}" for i in range(4) for j in range(3))
+
+
+def test_a_crash_mid_write_leaves_the_previous_table(s3_vault: VaultPaths,
+                                                     s3_endpoint: str, monkeypatch) -> None:
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    store = s3_vault.store
+    frame = pl.DataFrame({"arxiv_id": ["a"], "title": ["old"]})
+    with store.writing("papers") as tmp:
+        frame.write_parquet(tmp)
+    with pytest.raises(RuntimeError), store.writing("papers") as tmp, \
+            pq.ParquetWriter(tmp, frame.to_arrow().schema) as writer:
+        writer.write_table(pl.DataFrame({"arxiv_id": ["b"], "title": ["new"]}).to_arrow())
+        raise RuntimeError("killed after the first row group")
+    assert store.read_optional("papers").equals(frame)
+
+    call_s3 = store.fs._call_s3
+
+    async def dropped(method, *args, **kwargs):  # the connection drops during the upload
+        if method == "put_object":
+            raise ConnectionError("connection reset")
+        return await call_s3(method, *args, **kwargs)
+
+    monkeypatch.setattr(store.fs, "_call_s3", dropped)
+    with pytest.raises(ConnectionError), store.writing("papers") as tmp:
+        pl.DataFrame({"arxiv_id": ["c"], "title": ["new"]}).write_parquet(tmp)
+    assert VaultPaths.from_env().store.read_optional("papers").equals(frame)
+    assert _keys(s3_endpoint, s3_vault.remote) == ["vault/tables/papers.parquet"]
