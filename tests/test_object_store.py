@@ -93,7 +93,8 @@ def test_papers_stage_writes_its_tables_to_the_bucket(s3_vault: VaultPaths,
     assert not any(".tmp" in key for key in _keys(s3_endpoint, s3_vault.remote))
 
 
-def test_index_lives_in_the_bucket(s3_vault: VaultPaths, s3_endpoint: str) -> None:
+def test_index_lives_in_the_bucket(s3_vault: VaultPaths, s3_endpoint: str,
+                                   tmp_path: Path) -> None:
     from tests.splits_vault import CUTOFF, papers_frame, views_frame
     from vault_pipeline.index.embedders import load_embedder
     from vault_pipeline.index.lance_index import build_index, index_metadata_of, open_index
@@ -114,6 +115,38 @@ def test_index_lives_in_the_bucket(s3_vault: VaultPaths, s3_endpoint: str) -> No
     assert index_metadata_of(s3_vault)["rows"] == str(report.rows)
     hits = search_vault(s3_vault, "graph neural networks", k=3, backend="torch")
     assert len(hits) == 3
+
+    # `vault export --with-index` snapshots the index from the bucket into the export.
+    import json
+
+    import fsspec
+    import lancedb
+    from typer.testing import CliRunner
+
+    from vault_pipeline.cli import app
+    from vault_pipeline.datasets.export import export_datasets
+    from vault_pipeline.datasets.training import build_training
+
+    build_training(s3_vault)
+    url = f"{s3_vault.remote}/exports/with-index"
+    export_datasets(s3_vault, url, include_index=True)
+    manifest = json.loads(fsspec.filesystem("s3").cat_file(f"{url}/manifest.json"))
+    copied = [e["path"] for e in manifest["files"] if e["table"] == "vault/index"]
+    assert any(p.startswith("vault/index/views_index.lance/_versions/") for p in copied)
+    assert any(p.startswith("vault/index/views_index.lance/data/") for p in copied)
+    checked = CliRunner().invoke(app, ["export", url, "--check"])
+    assert checked.exit_code == 0 and "every file matches" in checked.output, checked.output
+    local = export_datasets(s3_vault, tmp_path / "local-export", include_index=True).out_dir
+    table = lancedb.connect(str(Path(local) / "vault" / "index")).open_table("views_index")
+    assert table.count_rows() == report.rows
+    # A file gone under the copy (a compaction meanwhile): the copy is refused, not exported.
+    from vault_pipeline.index.snapshot import fetch_index
+
+    index_url = f"{s3_vault.remote}/index/views_index.lance"
+    fs = fsspec.filesystem("s3", use_listings_cache=False)
+    fs.rm([k for k in fs.find(index_url) if "/data/" in k])
+    with pytest.raises(VaultError, match="changed while it was copied"):
+        fetch_index(index_url, tmp_path / "broken" / "views_index.lance")
 
 
 def test_cli_materializes_queries_and_reports_on_the_bucket(s3_vault: VaultPaths,
@@ -204,7 +237,7 @@ def test_exports_are_published_to_the_bucket_manifest_last(s3_vault: VaultPaths,
     assert not list((s3_vault.home / "tmp").glob("export-*"))  # the local build is removed
     with pytest.raises(VaultError, match="--overwrite"):
         export_datasets(s3_vault, url)
-    with pytest.raises(VaultError, match="--with-index copies a local index"):
+    with pytest.raises(VaultError, match="the index does not exist yet"):
         export_datasets(s3_vault, f"{s3_vault.remote}/exports/other", include_index=True)
     fs.pipe_file(f"{s3_vault.remote}/exports/photos/cat.jpg", b"x")
     with pytest.raises(VaultError, match="holds no export"):
@@ -251,6 +284,29 @@ def test_demo_runs_end_to_end_on_the_bucket(s3_vault: VaultPaths, s3_endpoint: s
     assert len(hits) == 3 and all(hit["arxiv_id"] for hit in hits), found.output
     checked = runner.invoke(app, ["export", f"{s3_vault.remote}/exports/latest", "--check"])
     assert checked.exit_code == 0, checked.output
+
+    # A second refresh on the bucket does no stage work, as on a local root.
+    import fsspec
+    from dagster import DagsterInstance
+
+    def runs() -> int:
+        with DagsterInstance.from_config(str(s3_vault.dagster_home)) as instance:
+            return len(instance.get_run_records())
+
+    fs = fsspec.filesystem("s3", use_listings_cache=False)
+    bucket = s3_vault.remote.removeprefix("s3://").split("/")[0]
+    before = {key: fs.info(f"{bucket}/{key}")["ETag"] for key in keys}
+    dagster_runs = runs()
+    again = runner.invoke(app, ["demo"])
+    assert again.exit_code == 0 and "nothing to do:" in again.output, again.output
+    assert runs() == dagster_runs  # no Dagster run was even started
+    assert {key: fs.info(f"{bucket}/{key}")["ETag"] for key in before} == before
+    assert _keys(s3_endpoint, s3_vault.remote) == keys  # nothing written, nothing removed
+    # A table rewritten in the bucket: what depends on it is stale, what does not is not.
+    views = f"{s3_vault.remote}/tables/views.parquet"
+    fs.pipe_file(views, fs.cat_file(views))
+    status = json.loads(runner.invoke(app, ["status", "--json"]).output)
+    assert "splits" in status["stale_assets"] and "papers" not in status["stale_assets"]
 
 
 # one writer per root: the lock object, taken with a conditional put --------------------------
