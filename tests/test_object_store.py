@@ -364,6 +364,8 @@ def test_a_stale_lock_is_taken_over_and_its_holder_notices(s3_vault: VaultPaths)
         crashed.beat()  # the old holder's next heartbeat finds the lock is not its own
     crashed.release()
     assert crashed.was_lost
+    with pytest.raises(VaultError, match="taken over by another writer"):  # no more writes
+        s3_vault.store.write(PAPERS, PAPERS.empty())
     with pytest.raises(VaultError, match="in use by vault materialize"):
         ObjectLock(s3_vault.remote, "third", heartbeat_s=0).acquire(0)  # not removed by it
     fresh.release()

@@ -5,7 +5,8 @@ is one object, ``<root>/.vault.lock.json``, created with a conditional put (S3
 other reads who holds it and waits or refuses in one line.
 
 The holder rewrites the object every ``heartbeat_s`` (``If-Match`` its own ETag, so it
-notices when another writer took the lock over) and deletes it when done (``If-Match``
+notices when another writer took the lock over, and from then on the table store refuses
+its writes under that root) and deletes it when done (``If-Match``
 again, never someone else's lock). A lock whose heartbeat is older than ``stale_after_s``
 belongs to a run that died without releasing it: the next writer replaces it, again with
 ``If-Match`` the ETag it read, so of two writers taking over one stale lock one wins.
@@ -40,6 +41,18 @@ STALE_AFTER_S = 300.0  # ten missed heartbeats: the holder is gone (clocks withi
 POLL_S = 1.0
 
 log = logging.getLogger(__name__)
+
+_lost_roots: set[str] = set()  # roots whose lock this process held and lost: no more writes
+
+
+def refuse_if_lost(url: str) -> None:
+    """Called before a table goes up: a VaultError when ``url`` lies under a root whose
+    writer lock this process lost to another writer (their writes would interleave)."""
+    for root in _lost_roots:
+        if url == root or url.startswith(f"{root}/"):
+            raise VaultError(f"the writer lock of {root} was taken over by another writer "
+                             "(this run's heartbeat stopped for too long): nothing more is "
+                             "written; check `vault status` and run again")
 
 
 class LockLost(Exception):
@@ -87,7 +100,8 @@ class ObjectLock:
 
     def __init__(self, root_url: str, command: str, stale_after_s: float = STALE_AFTER_S,
                  heartbeat_s: float = HEARTBEAT_S, clock=time.time) -> None:
-        self.url = f"{root_url.rstrip('/')}/{LOCK_KEY}"
+        self.root = root_url.rstrip("/")
+        self.url = f"{self.root}/{LOCK_KEY}"
         self.fs, self.path = fsspec.core.url_to_fs(self.url, use_listings_cache=False)
         self.conditional = conditional(self.fs)
         self.command, self.stale_after_s, self.heartbeat_s = command, stale_after_s, heartbeat_s
@@ -195,13 +209,13 @@ class ObjectLock:
                 break
             if time.monotonic() >= deadline:
                 waited = f" after waiting {wait_s:g} s" if wait_s else ""
-                root = self.url.removesuffix(f"/{LOCK_KEY}")
                 raise VaultError(
-                    f"the vault at {root} is in use by {holder.describe(now)}{waited}; wait "
+                    f"the vault at {self.root} is in use by {holder.describe(now)}{waited}; wait "
                     f"for it to finish, or pass --wait SECONDS (a lock without a heartbeat "
                     f"for {self.stale_after_s:g} s is taken over)")
             time.sleep(min(POLL_S, max(0.05, deadline - time.monotonic())))
         self._holding = True
+        _lost_roots.discard(self.root)
         self._stop.clear()
         if self.heartbeat_s > 0:
             self._beating = threading.Thread(target=self._beat_loop, daemon=True,
@@ -223,6 +237,7 @@ class ObjectLock:
                 self.beat()
             except LockLost:
                 self._lost = True
+                _lost_roots.add(self.root)
                 log.error("lost the writer lock of %s: another writer took it over", self.url)
                 return
             except OSError as exc:  # a network error: the next beat tries again
@@ -244,6 +259,7 @@ class ObjectLock:
             self._delete()
         except LockLost:
             self._lost = True
+            _lost_roots.add(self.root)
 
     @property
     def was_lost(self) -> bool:

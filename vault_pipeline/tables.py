@@ -179,6 +179,9 @@ class TableStore:
         with disk_full_is_one_line(what), tempfile.TemporaryDirectory() as folder:
             tmp = Path(folder) / f"{table_name(table)}{SUFFIX}"
             yield tmp
+            from .object_lock import refuse_if_lost
+
+            refuse_if_lost(self.url)  # another writer took the root over: not over its tables
             # One PUT (or one completed multipart upload) of the finished file: object
             # stores make it visible whole or not at all, so no temporary key is needed.
             self.fs.put_file(str(tmp), self.path(table))
@@ -208,7 +211,10 @@ class TableStore:
 
         if not conditional(self.fs):
             return self.write(schema, pl.concat([self.read(schema), rows.select(schema.names)]))
+        from .object_lock import refuse_if_lost
+
         path = self.path(schema)
+        refuse_if_lost(self.url)
         for _ in range(APPEND_ATTEMPTS):
             try:
                 match = {"IfMatch": self.fs.info(path)["ETag"]}
