@@ -32,6 +32,23 @@ def test_roots_and_options_without_a_server(tmp_path: Path, monkeypatch) -> None
     assert storage_options(str(tmp_path), {"AWS_ACCESS_KEY_ID": "k"}) == {}
 
 
+def test_the_writer_lock_on_a_store_without_conditional_puts(tmp_path: Path) -> None:
+    """``memory://`` has no If-None-Match: the same protocol, check-then-put."""
+    from vault_pipeline.object_lock import ObjectLock
+
+    root = f"memory://{tmp_path.name}/vault"
+    first = ObjectLock(root, "vault demo", heartbeat_s=0)
+    first.acquire(0)
+    with pytest.raises(VaultError, match="in use by vault demo"):
+        ObjectLock(root, "vault materialize", heartbeat_s=0).acquire(0)
+    first.beat()
+    first.release()
+    again = ObjectLock(root, "vault materialize", heartbeat_s=0)
+    again.acquire(0)
+    again.release()
+    assert not first.was_lost and not again.was_lost
+
+
 moto_server = pytest.importorskip("moto.server")
 pytest.importorskip("s3fs")
 
@@ -136,13 +153,13 @@ def test_index_lives_in_the_bucket(s3_vault: VaultPaths, s3_endpoint: str,
     assert any(p.startswith("vault/index/views_index.lance/data/") for p in copied)
     checked = CliRunner().invoke(app, ["export", url, "--check"])
     assert checked.exit_code == 0 and "every file matches" in checked.output, checked.output
-    local = export_datasets(s3_vault, tmp_path / "local-export", include_index=True).out_dir
-    table = lancedb.connect(str(Path(local) / "vault" / "index")).open_table("views_index")
-    assert table.count_rows() == report.rows
-    # A file gone under the copy (a compaction meanwhile): the copy is refused, not exported.
     from vault_pipeline.index.snapshot import fetch_index
 
     index_url = f"{s3_vault.remote}/index/views_index.lance"
+    copy = tmp_path / "copy" / "views_index.lance"
+    assert fetch_index(index_url, copy) == report.rows
+    assert lancedb.connect(str(copy.parent)).open_table("views_index").count_rows() == report.rows
+    # A file gone under the copy (a compaction meanwhile): the copy is refused, not exported.
     fs = fsspec.filesystem("s3", use_listings_cache=False)
     fs.rm([k for k in fs.find(index_url) if "/data/" in k])
     with pytest.raises(VaultError, match="changed while it was copied"):
