@@ -32,6 +32,23 @@ def test_roots_and_options_without_a_server(tmp_path: Path, monkeypatch) -> None
     assert storage_options(str(tmp_path), {"AWS_ACCESS_KEY_ID": "k"}) == {}
 
 
+def test_the_writer_lock_on_a_store_without_conditional_puts(tmp_path: Path) -> None:
+    """``memory://`` has no If-None-Match: the same protocol, check-then-put."""
+    from vault_pipeline.object_lock import ObjectLock
+
+    root = f"memory://{tmp_path.name}/vault"
+    first = ObjectLock(root, "vault demo", heartbeat_s=0)
+    first.acquire(0)
+    with pytest.raises(VaultError, match="in use by vault demo"):
+        ObjectLock(root, "vault materialize", heartbeat_s=0).acquire(0)
+    first.beat()
+    first.release()
+    again = ObjectLock(root, "vault materialize", heartbeat_s=0)
+    again.acquire(0)
+    again.release()
+    assert not first.was_lost and not again.was_lost
+
+
 moto_server = pytest.importorskip("moto.server")
 pytest.importorskip("s3fs")
 
@@ -93,7 +110,8 @@ def test_papers_stage_writes_its_tables_to_the_bucket(s3_vault: VaultPaths,
     assert not any(".tmp" in key for key in _keys(s3_endpoint, s3_vault.remote))
 
 
-def test_index_lives_in_the_bucket(s3_vault: VaultPaths, s3_endpoint: str) -> None:
+def test_index_lives_in_the_bucket(s3_vault: VaultPaths, s3_endpoint: str,
+                                   tmp_path: Path) -> None:
     from tests.splits_vault import CUTOFF, papers_frame, views_frame
     from vault_pipeline.index.embedders import load_embedder
     from vault_pipeline.index.lance_index import build_index, index_metadata_of, open_index
@@ -114,6 +132,38 @@ def test_index_lives_in_the_bucket(s3_vault: VaultPaths, s3_endpoint: str) -> No
     assert index_metadata_of(s3_vault)["rows"] == str(report.rows)
     hits = search_vault(s3_vault, "graph neural networks", k=3, backend="torch")
     assert len(hits) == 3
+
+    # `vault export --with-index` snapshots the index from the bucket into the export.
+    import json
+
+    import fsspec
+    import lancedb
+    from typer.testing import CliRunner
+
+    from vault_pipeline.cli import app
+    from vault_pipeline.datasets.export import export_datasets
+    from vault_pipeline.datasets.training import build_training
+
+    build_training(s3_vault)
+    url = f"{s3_vault.remote}/exports/with-index"
+    export_datasets(s3_vault, url, include_index=True)
+    manifest = json.loads(fsspec.filesystem("s3").cat_file(f"{url}/manifest.json"))
+    copied = [e["path"] for e in manifest["files"] if e["table"] == "vault/index"]
+    assert any(p.startswith("vault/index/views_index.lance/_versions/") for p in copied)
+    assert any(p.startswith("vault/index/views_index.lance/data/") for p in copied)
+    checked = CliRunner().invoke(app, ["export", url, "--check"])
+    assert checked.exit_code == 0 and "every file matches" in checked.output, checked.output
+    from vault_pipeline.index.snapshot import fetch_index
+
+    index_url = f"{s3_vault.remote}/index/views_index.lance"
+    copy = tmp_path / "copy" / "views_index.lance"
+    assert fetch_index(index_url, copy) == report.rows
+    assert lancedb.connect(str(copy.parent)).open_table("views_index").count_rows() == report.rows
+    # A file gone under the copy (a compaction meanwhile): the copy is refused, not exported.
+    fs = fsspec.filesystem("s3", use_listings_cache=False)
+    fs.rm([k for k in fs.find(index_url) if "/data/" in k])
+    with pytest.raises(VaultError, match="changed while it was copied"):
+        fetch_index(index_url, tmp_path / "broken" / "views_index.lance")
 
 
 def test_cli_materializes_queries_and_reports_on_the_bucket(s3_vault: VaultPaths,
@@ -204,7 +254,7 @@ def test_exports_are_published_to_the_bucket_manifest_last(s3_vault: VaultPaths,
     assert not list((s3_vault.home / "tmp").glob("export-*"))  # the local build is removed
     with pytest.raises(VaultError, match="--overwrite"):
         export_datasets(s3_vault, url)
-    with pytest.raises(VaultError, match="--with-index copies a local index"):
+    with pytest.raises(VaultError, match="the index does not exist yet"):
         export_datasets(s3_vault, f"{s3_vault.remote}/exports/other", include_index=True)
     fs.pipe_file(f"{s3_vault.remote}/exports/photos/cat.jpg", b"x")
     with pytest.raises(VaultError, match="holds no export"):
@@ -251,6 +301,193 @@ def test_demo_runs_end_to_end_on_the_bucket(s3_vault: VaultPaths, s3_endpoint: s
     assert len(hits) == 3 and all(hit["arxiv_id"] for hit in hits), found.output
     checked = runner.invoke(app, ["export", f"{s3_vault.remote}/exports/latest", "--check"])
     assert checked.exit_code == 0, checked.output
+
+    # A second refresh on the bucket does no stage work, as on a local root.
+    import fsspec
+    from dagster import DagsterInstance
+
+    def runs() -> int:
+        with DagsterInstance.from_config(str(s3_vault.dagster_home)) as instance:
+            return len(instance.get_run_records())
+
+    fs = fsspec.filesystem("s3", use_listings_cache=False)
+    bucket = s3_vault.remote.removeprefix("s3://").split("/")[0]
+    before = {key: fs.info(f"{bucket}/{key}")["ETag"] for key in keys}
+    dagster_runs = runs()
+    again = runner.invoke(app, ["demo"])
+    assert again.exit_code == 0 and "nothing to do:" in again.output, again.output
+    assert runs() == dagster_runs  # no Dagster run was even started
+    assert {key: fs.info(f"{bucket}/{key}")["ETag"] for key in before} == before
+    assert _keys(s3_endpoint, s3_vault.remote) == keys  # nothing written, nothing removed
+    # A table rewritten in the bucket: what depends on it is stale, what does not is not.
+    views = f"{s3_vault.remote}/tables/views.parquet"
+    fs.pipe_file(views, fs.cat_file(views))
+    status = json.loads(runner.invoke(app, ["status", "--json"]).output)
+    assert "splits" in status["stale_assets"] and "papers" not in status["stale_assets"]
+
+
+# one writer per root: the lock object, taken with a conditional put --------------------------
+
+def test_two_writers_race_for_the_lock_and_exactly_one_wins(s3_vault: VaultPaths) -> None:
+    import threading
+
+    from vault_pipeline.object_lock import LOCK_KEY, ObjectLock
+
+    writers = [ObjectLock(s3_vault.remote, f"writer {i}", heartbeat_s=0) for i in range(8)]
+    start = threading.Barrier(len(writers))
+    outcome: dict[int, str] = {}
+
+    def race(i: int) -> None:
+        start.wait()
+        try:
+            writers[i].acquire(0)
+            outcome[i] = "won"
+        except VaultError as exc:
+            outcome[i] = str(exc)
+
+    threads = [threading.Thread(target=race, args=(i,)) for i in range(len(writers))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    winners = [i for i, result in outcome.items() if result == "won"]
+    assert len(outcome) == 8 and len(winners) == 1, outcome
+    refusal = next(r for r in outcome.values() if r != "won")
+    assert refusal.startswith(f"the vault at {s3_vault.remote} is in use by writer "
+                              f"{winners[0]} (owner ") and "\n" not in refusal, refusal
+    import fsspec
+
+    fs = fsspec.filesystem("s3")
+    assert fs.exists(f"{s3_vault.remote}/{LOCK_KEY}")
+    writers[winners[0]].release()
+    assert not fs.exists(f"{s3_vault.remote}/{LOCK_KEY}")
+    writers[(winners[0] + 1) % 8].acquire(0)  # free again: the next writer gets it
+    writers[(winners[0] + 1) % 8].release()
+
+
+def test_a_stale_lock_is_taken_over_and_its_holder_notices(s3_vault: VaultPaths) -> None:
+    import time
+
+    from vault_pipeline.object_lock import LockLost, ObjectLock
+
+    crashed = ObjectLock(s3_vault.remote, "vault demo", heartbeat_s=0,
+                         clock=lambda: time.time() - 1000)  # last beat 1000 s ago
+    crashed.acquire(0)
+    fresh = ObjectLock(s3_vault.remote, "vault materialize", heartbeat_s=0)
+    with pytest.raises(VaultError, match="in use by vault demo"):  # not stale at 2000 s
+        ObjectLock(s3_vault.remote, "x", stale_after_s=2000, heartbeat_s=0).acquire(0)
+    fresh.acquire(0)  # default rule: no heartbeat for 300 s, taken over
+    with pytest.raises(LockLost):
+        crashed.beat()  # the old holder's next heartbeat finds the lock is not its own
+    crashed.release()
+    assert crashed.was_lost
+    with pytest.raises(VaultError, match="taken over by another writer"):  # no more writes
+        s3_vault.store.write(PAPERS, PAPERS.empty())
+    with pytest.raises(VaultError, match="in use by vault materialize"):
+        ObjectLock(s3_vault.remote, "third", heartbeat_s=0).acquire(0)  # not removed by it
+    fresh.release()
+    assert not fresh.was_lost
+
+
+def test_the_holder_beats_and_waiters_get_it_when_it_is_released(s3_vault: VaultPaths) -> None:
+    import json
+    import threading
+    import time
+
+    import fsspec
+
+    from vault_pipeline.object_lock import LOCK_KEY, ObjectLock
+
+    fs = fsspec.filesystem("s3", use_listings_cache=False)
+    holder = ObjectLock(s3_vault.remote, "vault demo", heartbeat_s=0.05)
+    holder.acquire(0)
+    first = json.loads(fs.cat_file(f"{s3_vault.remote}/{LOCK_KEY}"))
+    time.sleep(0.4)
+    later = json.loads(fs.cat_file(f"{s3_vault.remote}/{LOCK_KEY}"))
+    assert later["heartbeat"] > first["heartbeat"] and later["token"] == first["token"]
+    assert {"owner", "host", "pid", "started", "command"} <= set(later)
+    threading.Timer(0.3, holder.release).start()
+    waiter = ObjectLock(s3_vault.remote, "vault materialize", heartbeat_s=0)
+    waiter.acquire(5)  # waits for the release instead of refusing
+    assert not holder.was_lost
+    waiter.release()
+
+
+def test_a_second_writer_on_another_machine_is_refused_in_one_line(s3_vault: VaultPaths
+                                                                  ) -> None:
+    from typer.testing import CliRunner
+
+    from vault_pipeline.cli import app
+    from vault_pipeline.object_lock import ObjectLock
+
+    other = ObjectLock(s3_vault.remote, "vault demo", heartbeat_s=0)  # as another machine
+    other.acquire(0)
+    runner = CliRunner()
+    refused = runner.invoke(app, ["materialize", "--select", "papers"])
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    lines = [li for li in refused.output.splitlines() if li.strip()]
+    assert len(lines) == 1 and "is in use by vault demo (owner " in lines[0], refused.output
+    other.release()
+
+
+def test_appends_from_two_machines_lose_no_row(s3_vault: VaultPaths) -> None:
+    import threading
+    from datetime import UTC, datetime
+
+    import polars as pl
+
+    from vault_pipeline.schemas import IMPORT_REJECTS
+
+    def rows(tag: str) -> pl.DataFrame:
+        return pl.DataFrame({"path": [tag], "sha256": [None], "reason": ["test"],
+                             "rejected_at": [datetime.now(UTC)]}, schema=IMPORT_REJECTS.polars)
+
+    stores = [VaultPaths.from_env().store for _ in range(4)]  # one store per "machine"
+    start = threading.Barrier(4)
+
+    def append(i: int) -> None:
+        start.wait()
+        for j in range(3):
+            stores[i].append(IMPORT_REJECTS, rows(f"{i}-{j}"))
+
+    threads = [threading.Thread(target=append, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    table = s3_vault.store.read(IMPORT_REJECTS)
+    assert sorted(table["path"].to_list()) == sorted(
+        f"{i}-{j}" for i in range(4) for j in range(3))
+
+
+def test_a_crash_mid_write_leaves_the_previous_table(s3_vault: VaultPaths,
+                                                     s3_endpoint: str, monkeypatch) -> None:
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    store = s3_vault.store
+    frame = pl.DataFrame({"arxiv_id": ["a"], "title": ["old"]})
+    with store.writing("papers") as tmp:
+        frame.write_parquet(tmp)
+    with pytest.raises(RuntimeError), store.writing("papers") as tmp, \
+            pq.ParquetWriter(tmp, frame.to_arrow().schema) as writer:
+        writer.write_table(pl.DataFrame({"arxiv_id": ["b"], "title": ["new"]}).to_arrow())
+        raise RuntimeError("killed after the first row group")
+    assert store.read_optional("papers").equals(frame)
+
+    call_s3 = store.fs._call_s3
+
+    async def dropped(method, *args, **kwargs):  # the connection drops during the upload
+        if method == "put_object":
+            raise ConnectionError("connection reset")
+        return await call_s3(method, *args, **kwargs)
+
+    monkeypatch.setattr(store.fs, "_call_s3", dropped)
+    with pytest.raises(ConnectionError), store.writing("papers") as tmp:
+        pl.DataFrame({"arxiv_id": ["c"], "title": ["new"]}).write_parquet(tmp)
+    assert VaultPaths.from_env().store.read_optional("papers").equals(frame)
+    assert _keys(s3_endpoint, s3_vault.remote) == ["vault/tables/papers.parquet"]
+
 
 
 def _local_files(folder: Path) -> list[Path]:

@@ -195,7 +195,7 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
     force = force or retry_failed or strict  # --strict judges checks: they must run
     if select is None and not force:  # the common refresh: decided without Dagster
         state = fingerprints.load(paths)
-        default = [a for a, node in state.graph.items() if node.group != LIVE_GROUP]
+        default = [a for a, node in state.graph.items() if node.group not in ON_REQUEST]
         if default and not fingerprints.stale(paths, state, default, run_config):
             return _nothing_to_do(paths, len(default))
     import dagster as dg

@@ -4,7 +4,8 @@ materialization, and whose outputs are still there untouched, is skipped, and so
 when every selected asset is.
 
 An asset's inputs are the raw zone (for `raw_files` and the stages that read it: every
-file's name, size and mtime), its upstream tables (size and mtime of each file) or, for
+file's name, size and mtime), its upstream tables (size and mtime of each file; on an
+object-store root the object's URL, size and ETag, asked through the table store) or, for
 outputs that are folders (the index, the export), the upstream's own fingerprint; its
 settings are its op's run config and the `VAULT_*` variables; its code is a hash of the
 pipeline's source files. The asset graph is kept with the fingerprints, so the check needs
@@ -21,6 +22,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import fsspec
+from fsspec import AbstractFileSystem
+from fsspec.implementations.local import LocalFileSystem
+
 from .paths import VaultPaths
 
 STATE_FILE = "fingerprints.json"
@@ -28,6 +33,10 @@ MAX_AGE_S = 24 * 3600
 RAW_ASSET = "raw_files"
 FOLDER_OUTPUTS = {"index": "index/views_index.lance", "dataset_export": "exports/latest",
                   "integrity_report": "integrity"}
+# On an object-store root: what marks a folder output as there (the export's commit mark is
+# its manifest); the integrity report stays in the local cache.
+REMOTE_MARKS = {"index": "index/views_index.lance",
+                "dataset_export": "exports/latest/manifest.json"}
 IGNORED_ENV = {"VAULT_HOME", "VAULT_MODEL_CACHE"}
 LIVE_GROUP = "harvest"  # live pulls: what a service holds changes without a trace here
 
@@ -95,33 +104,62 @@ def code_fingerprint() -> str:
 
 
 def _raw_stamp(paths: VaultPaths) -> str:
+    """The raw zone's files; its bookkeeping (dot files and folders: when each file was last
+    verified, imports in progress) is not data, and an import of files already there
+    rewrites it."""
     if paths.remote:  # the zone is in the bucket (its local folder is only a cache)
         from .raw.zone import RawZone
 
         return RawZone(paths).fingerprint()
     stamps = []
-    for folder, _, files in os.walk(paths.raw):
+    for folder, dirs, files in os.walk(paths.raw):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in files:
+            if name.startswith("."):
+                continue
             stat = os.stat(os.path.join(folder, name))
             stamps.append((os.path.join(folder, name), stat.st_size, stat.st_mtime_ns))
     return _digest(sorted(stamps))
 
 
-def _output(paths: VaultPaths, asset: str) -> Path:
+def _output(paths: VaultPaths, asset: str) -> tuple[AbstractFileSystem, str]:
+    """Where ``asset``'s output lives, on the store's filesystem: a table through the table
+    store, a folder output under the root (the object store, for those kept there)."""
     folder = FOLDER_OUTPUTS.get(asset)
-    return paths.home / folder if folder else Path(paths.store.path(asset))
+    if folder is None:
+        store = paths.store
+        return store.fs, store.path(asset)
+    if paths.remote and asset in REMOTE_MARKS:
+        return fsspec.core.url_to_fs(f"{paths.remote}/{REMOTE_MARKS[asset]}",
+                                     use_listings_cache=False)
+    return LocalFileSystem(), str(paths.home / folder)
+
+
+def _version(info: dict) -> str:
+    """An object's version as the store reports it: its ETag and modification time (a
+    rewrite of the same bytes counts as a change, as a local file's new mtime does)."""
+    keys = ("ETag", "etag", "LastModified", "last_modified", "mtime", "updated", "created")
+    return ":".join(str(info[key]) for key in keys if info.get(key) is not None)
 
 
 def _stamp(paths: VaultPaths, asset: str, state: State) -> str | None:
-    """What downstream assets see of ``asset``: its table's size and mtime, or for a folder
-    output the fingerprint it was built from; None when the output is missing."""
-    output = _output(paths, asset)
-    if not output.exists():
-        return None
+    """What downstream assets see of ``asset``: its table's size and mtime (on an object
+    store: its URL, size and ETag), or for a folder output the fingerprint it was built
+    from; None when the output is missing."""
+    fs, output = _output(paths, asset)
     if asset in FOLDER_OUTPUTS:
-        return state.built.get(asset, {}).get("inputs")
-    stat = output.stat()
-    return f"{stat.st_size}:{stat.st_mtime_ns}"
+        return state.built.get(asset, {}).get("inputs") if fs.exists(output) else None
+    if isinstance(fs, LocalFileSystem):
+        try:
+            stat = os.stat(output)
+        except FileNotFoundError:
+            return None
+        return f"{stat.st_size}:{stat.st_mtime_ns}"
+    try:
+        info = fs.info(output)
+    except FileNotFoundError:
+        return None
+    return f"{fs.unstrip_protocol(output)}:{info.get('size')}:{_version(info)}"
 
 
 def _settings(run_config: dict | None, op: str) -> str:
@@ -143,7 +181,9 @@ class Fingerprinter:
 
     def inputs(self, asset: str) -> str:
         node = self.state.graph[asset]
-        upstream: list = [(dep, _stamp(self.paths, dep, self.state)) for dep in node.deps]
+        # sorted: Dagster gives the upstream keys as a set, in another order in each process
+        upstream: list = [(dep, _stamp(self.paths, dep, self.state))
+                          for dep in sorted(node.deps)]
         if asset == RAW_ASSET or RAW_ASSET in node.deps:  # stages that read the zone itself
             self._raw = self._raw or _raw_stamp(self.paths)
             upstream.append(self._raw)

@@ -4,7 +4,9 @@ tables; the second one waits for the lock or refuses with who holds it.
 
 A file lock (``filelock``) under the data root, so it holds across processes: CLI runs, the
 Dagster UI's runs and their step processes. Reentrant within a process, so a CLI run that
-holds it can execute steps that ask for it again."""
+holds it can execute steps that ask for it again. On an object-store root the file lock (in
+the local cache) is followed by the root's lock object (:mod:`.object_lock`), which excludes
+writers on other machines."""
 
 from __future__ import annotations
 
@@ -64,15 +66,30 @@ def vault_lock(paths: VaultPaths, wait_s: float = 0, command: str | None = None
         waited = f" after waiting {wait_s:g} s" if wait_s else ""
         raise VaultError(f"the vault at {paths.home} is in use by {_holder(paths)}{waited}; "
                          "wait for it to finish, or pass --wait SECONDS") from None
+    command = command or " ".join(["vault", *sys.argv[1:2]])
+    remote = None
     try:
+        if paths.remote:
+            from .object_lock import ObjectLock
+
+            remote = ObjectLock(paths.remote, command)
+            remote.acquire(wait_s)
         with _guard:
             _held[key] = 1
         holder = {"pid": os.getpid(), "since": datetime.now(UTC).isoformat(timespec="seconds"),
-                  "command": command or " ".join(["vault", *sys.argv[1:2]])}
+                  "command": command}
         atomic_write_bytes(paths.home / HOLDER_NAME, json.dumps(holder).encode())
         yield
+        if remote is not None:
+            remote.release()
+            if remote.was_lost:
+                raise VaultError(f"the writer lock of {paths.remote} was taken over by another "
+                                 "writer during this run (its heartbeat stopped for too long): "
+                                 "check `vault status` and run again")
     finally:
         with _guard:
             _held.pop(key, None)
         (paths.home / HOLDER_NAME).unlink(missing_ok=True)
+        if remote is not None:
+            remote.release()  # idempotent: after an error, the lock object goes too
         lock.release()

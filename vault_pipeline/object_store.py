@@ -1,9 +1,11 @@
 """Options for libraries that reach an object-store data root with their own client
 (LanceDB's Rust object store): taken from the standard AWS variables the fsspec side
-(s3fs, botocore) reads too, so one set of variables configures both."""
+(s3fs, botocore) reads too, so one set of variables configures both. Also what the
+conditional writes (the writer lock, table appends) need to know of an fsspec store."""
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Mapping
 from urllib.parse import urlsplit
@@ -32,3 +34,16 @@ def storage_options(url: str, environ: Mapping[str, str] | None = None) -> dict[
         if endpoint.startswith("http://"):
             options["allow_http"] = "true"
     return options
+
+
+def conditional(fs: object) -> bool:
+    """Whether the store takes conditional puts through s3fs (``If-None-Match: *`` with
+    ``mode="create"``, ``If-Match`` as a ``PutObject`` keyword): S3 and its compatibles."""
+    protocol = getattr(fs, "protocol", ())
+    return "s3" in (protocol if isinstance(protocol, tuple | list) else (protocol,))
+
+
+def precondition_failed(exc: OSError) -> bool:
+    """A conditional write that lost: s3fs turns a 412 into FileExistsError (If-None-Match)
+    or an EINVAL OSError (If-Match); If-Match on a removed object is FileNotFoundError."""
+    return isinstance(exc, FileExistsError | FileNotFoundError) or exc.errno == errno.EINVAL

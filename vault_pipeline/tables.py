@@ -1,12 +1,14 @@
 """The table store: the one place that builds a table's location and reads or writes a table
-by its schema. It works over an fsspec filesystem, so that the data root can later be object
-storage rather than a local folder; every write is atomic (a temporary name, then a rename),
-so a reader or a crash never sees half a table."""
+by its schema. It works over an fsspec filesystem, so that the data root can be object storage
+rather than a local folder; every write is atomic (a temporary name, then a rename; on an
+object store a finished local file, then one PUT), so a reader or a crash never sees half a
+table."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -27,6 +29,8 @@ from .table_layout import SUFFIX, table_file, table_name
 __all__ = ["SUFFIX", "TableStore", "table_file", "table_name"]
 
 COMPRESSION = "zstd"
+APPEND_ATTEMPTS = 20
+SINGLE_PUT = 5 * 2**30 // 2  # an s3fs chunk size that keeps uploads below 5 GiB in one PUT
 Table = str | TableSchema
 
 
@@ -116,8 +120,9 @@ class TableStore:
         cols = list(columns) if columns is not None else None
         if self.local:
             return pl.read_parquet(self.path(table), columns=cols)
-        with self.fs.open(self.path(table), "rb") as handle:
-            return pl.read_parquet(handle, columns=cols)
+        # One GET of the whole object: one version of the table, even when a writer
+        # replaces it meanwhile (ranged reads would fail on the changed ETag half-way).
+        return pl.read_parquet(io.BytesIO(self.fs.cat_file(self.path(table))), columns=cols)
 
     def read(self, schema: TableSchema, columns: Sequence[str] | None = None) -> pl.DataFrame:
         """A table, or an empty frame of its schema when it was never written."""
@@ -174,6 +179,9 @@ class TableStore:
         with disk_full_is_one_line(what), tempfile.TemporaryDirectory() as folder:
             tmp = Path(folder) / f"{table_name(table)}{SUFFIX}"
             yield tmp
+            from .object_lock import refuse_if_lost
+
+            refuse_if_lost(self.url)  # another writer took the root over: not over its tables
             # One PUT (or one completed multipart upload) of the finished file: object
             # stores make it visible whole or not at all, so no temporary key is needed.
             self.fs.put_file(str(tmp), self.path(table))
@@ -187,9 +195,41 @@ class TableStore:
 
     def append(self, schema: TableSchema, rows: pl.DataFrame) -> int:
         """Append rows under a lock of that table, so that concurrent appenders (two imports
-        at once) never lose each other's rows."""
-        if not self.local:  # object stores have no shared lock: one appender at a time
-            return self.write(schema, pl.concat([self.read(schema), rows.select(schema.names)]))
+        at once) never lose each other's rows; on an object store, by a conditional put."""
+        if not self.local:
+            return self._append_conditionally(schema, rows)
         target = Path(self.path(schema))
         with FileLock(target.with_name(f".{target.name}.lock"), thread_local=False):
             return self.write(schema, pl.concat([self.read(schema), rows.select(schema.names)]))
+
+    def _append_conditionally(self, schema: TableSchema, rows: pl.DataFrame) -> int:
+        """Optimistic appends (imports on two machines take no vault lock): the table is
+        read with its ETag and put back only if the object is still that version
+        (``If-Match``; ``If-None-Match: *`` when there was none), else read again. Stores
+        without conditional puts: one appender at a time."""
+        from .object_store import conditional, precondition_failed
+
+        if not conditional(self.fs):
+            return self.write(schema, pl.concat([self.read(schema), rows.select(schema.names)]))
+        from .object_lock import refuse_if_lost
+
+        path = self.path(schema)
+        refuse_if_lost(self.url)
+        for _ in range(APPEND_ATTEMPTS):
+            try:
+                match = {"IfMatch": self.fs.info(path)["ETag"]}
+            except FileNotFoundError:
+                match = {"mode": "create"}
+            arrow = conform(pl.concat([self.read(schema), rows.select(schema.names)]), schema)
+            with tempfile.TemporaryDirectory() as folder:
+                tmp = Path(folder) / f"{schema.name}{SUFFIX}"
+                pq.write_table(arrow, tmp, compression=COMPRESSION)
+                try:  # one PUT up to 5 GiB: the condition travels with PutObject
+                    self.fs.put_file(str(tmp), path, chunksize=SINGLE_PUT, **match)
+                except OSError as exc:
+                    if precondition_failed(exc):
+                        continue  # another appender's rows went in first: add ours to them
+                    raise
+            return arrow.num_rows
+        raise VaultError(f"table {schema.name!r} changed {APPEND_ATTEMPTS} times while rows "
+                         "were appended to it: run again")

@@ -89,19 +89,23 @@ def _vault_tables(paths: VaultPaths, splits: pl.DataFrame,
     return kept, texts
 
 
+NO_INDEX = ("the index does not exist yet: materialize it first (vault materialize --select "
+            "index), or export without the index")
+
+
 def _index_snapshot(paths: VaultPaths, staging: Path) -> list[FileEntry]:
     """A copy of the LanceDB index (vault views with vectors) under `vault/index/`; it can
     be large, so it is written only on request."""
+    target = staging / "vault" / "index" / f"{TABLE}.lance"
     if paths.remote:
-        raise VaultError(f"--with-index copies a local index; this one lives at "
-                         f"{paths.remote}/index/{TABLE}.lance: export without the index "
-                         "and copy it with an object-store client")
-    source = index_dir(paths) / f"{TABLE}.lance"
-    if not source.is_dir():
-        raise VaultError("the index does not exist yet: materialize it first "
-                         "(vault materialize --select index), or export without the index")
-    target = staging / "vault" / "index" / source.name
-    shutil.copytree(source, target)
+        from ..index.snapshot import fetch_index
+
+        fetch_index(f"{paths.remote}/index/{TABLE}.lance", target)
+    else:
+        source = index_dir(paths) / f"{TABLE}.lance"
+        if not source.is_dir():
+            raise VaultError(NO_INDEX)
+        shutil.copytree(source, target)
     return [FileEntry.of(staging, f, "vault/index", None) for f in sorted(target.rglob("*"))
             if f.is_file()]
 
