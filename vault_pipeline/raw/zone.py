@@ -340,10 +340,16 @@ class RawZone:
             return {}
 
     def _mark_verified(self, shas: list[str]) -> None:
-        if not shas:
+        """Stamp ``shas`` as checked now; a file checked within the last day keeps its stamp,
+        so a refresh that finds nothing new rewrites nothing (the no-op refresh changes no
+        object on a bucket root)."""
+        now = datetime.now(UTC)
+        state = self._verified()
+        recent = (now - timedelta(days=1)).isoformat()
+        stale = [sha for sha in shas if state.get(sha, "") < recent]
+        if not stale:
             return
-        now = datetime.now(UTC).isoformat()
-        state = self._verified() | dict.fromkeys(shas, now)
+        state |= dict.fromkeys(stale, now.isoformat())
         self._write(VERIFIED, json.dumps(state, sort_keys=True).encode())
 
     def absolute(self, record: RawFile) -> Path:
