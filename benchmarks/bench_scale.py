@@ -219,7 +219,7 @@ def cost_model(per_paper_ms: dict[str, float], tokens: tuple[dict, dict],
     print(f"{'stage':<34} {'measured':>22} {'core-hours':>11}")
     for name, ms in per_paper_ms.items():
         label = f"{name} (abstracts)" if name == "documents" else name
-        print(f"{label:<34} {ms:>15.3f} ms/paper {n * ms / 1000 / 3600:>11.1f}")
+        print(f"{label:<34} {ms:>15.3f} ms/paper {n * ms / 1000 / 3600:>11.2f}")
     for converter, rate in pdf_rates.items():
         seconds = n * args.pages_per_paper / rate
         print(f"{'documents, full text, ' + converter:<34} {rate:>11.1f} pages/cpu-s "
