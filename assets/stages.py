@@ -27,6 +27,7 @@ from vault_pipeline.stages import (
 
 from .config import stage_config
 from .metadata import bar_chart, column_schema, counts_table, table_path, table_spec, year_chart
+from .ray_jobs import launched_as_ray_job, run_as_ray_job
 from .resources import VaultResource
 
 PARQUET = frozenset({"polars", "parquet"})
@@ -131,6 +132,13 @@ def stage_asset(stage: Stage, kinds: frozenset[str] = PARQUET,
 
     def _asset(context: dg.AssetExecutionContext, config, vault: VaultResource):
         paths = vault.paths()
+
+        def render(output: Output, figures: Mapping[str, object]) -> dict[str, object]:
+            return {"path": _path(paths, output), **_metadata(figures)}
+
+        if launched_as_ray_job(stage, paths):
+            yield from run_as_ray_job(context, stage, paths, values(config), render)
+            return
         settings = stage.resolve(paths.home, values(config))
         partition, window = _where(context, declared)
         report = stage.run(paths, settings, RunContext(context.run.run_id, context.log.info,
@@ -141,8 +149,8 @@ def stage_asset(stage: Stage, kinds: frozenset[str] = PARQUET,
         context.log.info(stage.describe(report))
         figures = stage.figures(report)
         for output in stage.outputs:
-            yield dg.MaterializeResult(asset_key=output.name, metadata={
-                "path": _path(paths, output), **_metadata(figures.get(output.name, {}))})
+            yield dg.MaterializeResult(asset_key=output.name,
+                                       metadata=render(output, figures.get(output.name, {})))
 
     _asset.__annotations__["config"] = config  # Dagster reads the config class from it
     return dg.multi_asset(name=stage.name,

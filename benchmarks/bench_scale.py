@@ -1,13 +1,15 @@
-"""Scale run: a synthetic N-paper vault through papers → documents (abstracts only) →
-ideas (extractive) → splits → index on this machine, each stage in its own process, with
-wall time, CPU time (the process and its workers) and peak memory per stage; then the
-prompt and answer tokens per paper the LLM stage would send (o200k_base, the extractive
-prompt's messages) and the bytes on disk per table. The per-paper figures are what
-docs/scale.md scales to 2.7M papers.
+"""Scale run: a synthetic vault through papers → documents (abstracts only) → splits at N
+papers (default 1M), and through all five stages (ideas extractive and index included) at a
+smaller N, each stage in its own process, with wall time, CPU time (the process and its
+workers) and peak memory per stage; the heavy stages' figures extrapolated to N, labelled
+so; then the LLM stage's prompt and answer tokens per paper (o200k_base), the bytes on disk
+per table, and the cost model for 2.7M papers from these measurements (GPU throughput is an
+input: none is measured here). docs/scale.md reports a run of it.
 
-    python benchmarks/bench_scale.py                    # 1M papers (hours here)
-    python benchmarks/bench_scale.py --papers 100000
-    python benchmarks/bench_scale.py --papers 2000 --keep vault-2k
+    python benchmarks/bench_scale.py                               # 1M + 5,000 papers
+    python benchmarks/bench_scale.py --papers 100000 --full-papers 2000
+    python benchmarks/bench_scale.py --prefill-tokens-per-s P --decode-tokens-per-s D \
+        --gpu-source "vLLM benchmark_throughput, model X on GPU Y"
 """
 
 from __future__ import annotations
@@ -105,11 +107,34 @@ def with_sample_texts(source: Path, target: Path) -> None:
 
 def tokens_per_paper() -> tuple[dict[str, float], dict[str, float]]:
     """Prompt and answer tokens of the LLM stage per paper, on the bundled sample's
-    abstracts (the documents of this run) and on full texts cut at 30,000 characters."""
+    abstracts (the documents of this run) and on full texts cut at 30,000 characters.
+    Counted with o200k_base (the tokenizer `bpe-openai` ships in its package: GPT-4o's; an
+    open model's tokenizer counts somewhat differently). The prompt is the stage's real
+    chat messages; the answer is measured on the extractive backend's answers (the same JSON
+    record an LLM must return, filled with the paper's own sentences), per paper, besides
+    the recorded complete LLM-style answer of the tests."""
+    import statistics
+
+    import bpe_openai
     from bench_ideas import full_papers, sample_papers, tokens
 
-    papers = sample_papers()
-    return tokens(papers), tokens(full_papers(papers))
+    from vault_pipeline.ideas.backends.extractive import ExtractiveBackend
+    from vault_pipeline.ideas.build import build_requests
+    from vault_pipeline.ideas.prompting import load_prompt
+    from vault_pipeline.ideas.settings import IdeasSettings
+
+    encoding = bpe_openai.get_encoding("o200k_base")
+    backend = ExtractiveBackend()
+    out = []
+    for papers in (sample_papers(), full_papers(sample_papers())):
+        figures = tokens(papers)
+        requests = build_requests(papers, backend, load_prompt(), IdeasSettings())
+        answers = [len(encoding.encode(a.text)) for a in backend.generate(requests) if a.text]
+        figures |= {"extractive_answer": statistics.mean(answers),
+                    "extractive_answer_max": max(answers), "papers": len(papers),
+                    "answered": len(answers)}
+        out.append(figures)
+    return out[0], out[1]
 
 
 def pdf_pages_per_core_second() -> dict[str, float]:
@@ -146,11 +171,101 @@ def table_bytes(home: Path) -> dict[str, int]:
     return sizes
 
 
+def snapshot(folder: Path, papers: int, seed: int) -> Path:
+    """The synthetic snapshot of ``papers`` records (written once per folder)."""
+    from make_snapshot import write_snapshot
+
+    target = folder / f"snapshot-{papers}.jsonl"
+    started = time.perf_counter()
+    if not target.exists():
+        synthetic = folder / f"synthetic-{papers}.jsonl"
+        write_snapshot(synthetic, papers, seed)
+        with_sample_texts(synthetic, target)
+        synthetic.unlink()
+    print(f"synthetic snapshot: {papers:,} papers, {target.stat().st_size / 1e6:,.1f} MB, "
+          f"ready in {time.perf_counter() - started:,.1f} s; {os.cpu_count()} cores")
+    return target
+
+
+def run_stages(stages: tuple[str, ...], home: Path, source: Path, papers: int
+               ) -> dict[str, dict]:
+    """Each stage in its own process, one line each as it finishes."""
+    shutil.rmtree(home, ignore_errors=True)
+    print(f"{'stage':<10} {'rows':>10} {'wall s':>9} {'cpu s':>9} {'peak MB':>8} "
+          f"{'cpu ms/paper':>13}")
+    rows = {}
+    for name in stages:
+        figures = run_stage(name, home, source)
+        figures["cpu_ms_per_paper"] = 1000 * figures["cpu_s"] / papers
+        rows[name] = figures
+        print(f"{name:<10} {figures['rows']:>10,} {figures['wall_s']:>9.1f} "
+              f"{figures['cpu_s']:>9.1f} {figures['peak_mb']:>8.0f} "
+              f"{figures['cpu_ms_per_paper']:>13.3f}", flush=True)
+    print(f"{'total':<10} {'':>10} {sum(f['wall_s'] for f in rows.values()):>9.1f}")
+    return rows
+
+
+CHEAP = ("papers", "documents", "splits")
+CORPUS = 2_700_000  # arXiv, the issue's figure
+
+
+def cost_model(per_paper_ms: dict[str, float], tokens: tuple[dict, dict],
+               pdf_rates: dict[str, float], index_bytes: float, args: argparse.Namespace
+               ) -> None:
+    """Core-hours, GPU-hours and storage for the whole of arXiv from this run's
+    measurements; what is an input rather than a measurement is named as such."""
+    n = CORPUS
+    print(f"\ncost model for {n:,} papers (measured per-paper figures of this run)")
+    print(f"{'stage':<34} {'measured':>22} {'core-hours':>11}")
+    for name, ms in per_paper_ms.items():
+        label = f"{name} (abstracts)" if name == "documents" else name
+        print(f"{label:<34} {ms:>15.3f} ms/paper {n * ms / 1000 / 3600:>11.2f}")
+    for converter, rate in pdf_rates.items():
+        seconds = n * args.pages_per_paper / rate
+        print(f"{'documents, full text, ' + converter:<34} {rate:>11.1f} pages/cpu-s "
+              f"{seconds / 3600:>11.0f}")
+    print(f"  (full text: {args.pages_per_paper:g} pages per paper is an input, "
+          "--pages-per-paper, not measured here)")
+    abstract, full = tokens
+    print("LLM stage tokens per paper (o200k_base): prompt "
+          f"{abstract['mean']:,.0f} (abstract) / {full['mean']:,.0f} (full text); answer "
+          f"{full['extractive_answer']:,.0f} (extractive answers, full text), "
+          f"{abstract['extractive_answer']:,.0f} (abstracts), {full['answer']:,} (recorded "
+          "LLM answer)")
+    prompt, answer = full["mean"], full["extractive_answer"]
+    print(f"  {n:,} papers, full text: {n * prompt / 1e9:,.2f} billion prompt tokens, "
+          f"{n * answer / 1e9:,.2f} billion answer tokens")
+    if args.prefill_tokens_per_s and args.decode_tokens_per_s:
+        seconds = prompt / args.prefill_tokens_per_s + answer / args.decode_tokens_per_s
+        print(f"  GPU-hours = N x (prompt/P + answer/D) / 3600 with P = "
+              f"{args.prefill_tokens_per_s:,.0f} and D = {args.decode_tokens_per_s:,.0f} "
+              f"tokens/s per GPU (input, not measured here; source: {args.gpu_source}): "
+              f"{seconds:.3f} s/paper, {n * seconds / 3600:,.0f} GPU-hours")
+    else:
+        print("  GPU-hours = N x (prompt/P + answer/D) / 3600, P and D the prefill and decode "
+              "tokens/s one GPU sustains: no GPU here, give them with --prefill-tokens-per-s "
+              "and --decode-tokens-per-s (and --gpu-source) to evaluate it")
+    print(f"vector index: {index_bytes:,.0f} bytes/paper measured -> "
+          f"{n * index_bytes / 1e9:,.1f} GB for {n:,} papers")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--papers", type=int, default=1_000_000)
+    parser.add_argument("--papers", type=int, default=1_000_000,
+                        help="papers for the cheap stages (papers, documents, splits)")
+    parser.add_argument("--full-papers", type=int, default=5_000,
+                        help="papers for all five stages (ideas and index included); their "
+                             "figures are extrapolated to --papers, and labelled so")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--keep", type=Path, help="build the vault here and keep it")
+    parser.add_argument("--keep", type=Path, help="build the vaults here and keep them")
+    parser.add_argument("--pages-per-paper", type=float, default=15.0,
+                        help="pages of an average arXiv paper (an input: the issue's figure)")
+    parser.add_argument("--prefill-tokens-per-s", type=float,
+                        help="prompt tokens/s one GPU sustains (an input; none measured here)")
+    parser.add_argument("--decode-tokens-per-s", type=float,
+                        help="answer tokens/s one GPU sustains (an input)")
+    parser.add_argument("--gpu-source", default="given on the command line",
+                        help="where the two GPU figures come from (printed with them)")
     parser.add_argument("--child", choices=STAGES, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--snapshot", type=Path, help=argparse.SUPPRESS)
@@ -158,46 +273,44 @@ def main(argv: list[str] | None = None) -> None:
     if args.child:
         child(args.child, args.home, args.snapshot)
         return
-    from make_snapshot import write_snapshot
-
     folder = args.keep or Path(tempfile.mkdtemp(prefix="vault-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
-    snapshot = folder / f"snapshot-{args.papers}.jsonl"
-    started = time.perf_counter()
-    if not snapshot.exists():
-        synthetic = folder / "synthetic.jsonl"
-        write_snapshot(synthetic, args.papers, args.seed)
-        with_sample_texts(synthetic, snapshot)
-        synthetic.unlink()
-    print(f"synthetic snapshot: {args.papers:,} papers, {snapshot.stat().st_size / 1e6:,.1f} "
-          f"MB, written in {time.perf_counter() - started:,.1f} s; {os.cpu_count()} cores")
-    home = folder / "vault"
-    shutil.rmtree(home, ignore_errors=True)
-    print(f"{'stage':<10} {'rows':>10} {'wall s':>9} {'cpu s':>9} {'peak MB':>8} "
-          f"{'cpu ms/paper':>13}")
-    rows = {}
-    for name in STAGES:
-        figures = run_stage(name, home, snapshot)
-        rows[name] = figures
-        print(f"{name:<10} {figures['rows']:>10,} {figures['wall_s']:>9.1f} "
-              f"{figures['cpu_s']:>9.1f} {figures['peak_mb']:>8.0f} "
-              f"{1000 * figures['cpu_s'] / args.papers:>13.3f}", flush=True)
-    total = sum(f["wall_s"] for f in rows.values())
-    print(f"{'total':<10} {'':>10} {total:>9.1f}")
-    if rows["index"].get("views_per_second"):
-        print(f"index: {rows['index']['embedded']:,} views embedded at "
-              f"{rows['index']['views_per_second']:,.1f} views/s (ONNX Runtime)")
-    for label, tokens in zip(("abstract", "full text, 30,000 chars"), tokens_per_paper(),
-                             strict=True):
-        print(f"LLM stage per paper ({label}, o200k_base): prompt {tokens['mean']:,.0f} "
-              f"tokens (max {tokens['max']:,}), answer {tokens['answer']:,}, JSON schema "
-              f"{tokens['schema']:,}")
+
+    print(f"== cheap stages at {args.papers:,} papers (documents: abstracts)")
+    cheap = run_stages(CHEAP, folder / "vault-cheap", snapshot(folder, args.papers, args.seed),
+                       args.papers)
+    shutil.rmtree(folder / "vault-cheap", ignore_errors=True)
+
+    n = args.full_papers
+    print(f"\n== all five stages at {n:,} papers (ideas: extractive; index: ONNX Runtime)")
+    home = folder / "vault-full"
+    full = run_stages(STAGES, home, snapshot(folder, n, args.seed), n)
+    if full["index"].get("views_per_second"):
+        print(f"index: {full['index']['embedded']:,} views embedded at "
+              f"{full['index']['views_per_second']:,.1f} views/s")
+    print(f"\n== extrapolated to {args.papers:,} papers from the {n:,}-paper run's CPU ms "
+          "per paper (not run at that size)")
+    for name in ("ideas", "index"):
+        ms = full[name]["cpu_ms_per_paper"]
+        print(f"{name:<10} {ms:>9.3f} ms/paper x {args.papers:,} = "
+              f"{args.papers * ms / 1000 / 3600:,.1f} core-hours (extrapolated)")
+
+    tokens = tokens_per_paper()
+    for label, t in zip(("abstract", "full text, 30,000 chars"), tokens, strict=True):
+        print(f"LLM stage per paper ({label}, o200k_base, {t['papers']} sample papers): "
+              f"prompt {t['mean']:,.0f} tokens (max {t['max']:,}); extractive answer "
+              f"{t['extractive_answer']:,.0f} (max {t['extractive_answer_max']:,}, "
+              f"{t['answered']} answered); recorded LLM answer {t['answer']:,}; JSON schema "
+              f"{t['schema']:,}")
+    rates = pdf_pages_per_core_second()
     print("PDF conversion (sample PDFs, one core): " + ", ".join(
-        f"{name} {rate:,.1f} pages/cpu-s" for name, rate in pdf_pages_per_core_second().items()))
+        f"{name} {rate:,.1f} pages/cpu-s" for name, rate in rates.items()))
     sizes = table_bytes(home)
-    print("bytes per paper on disk: " + ", ".join(
-        f"{name} {size / args.papers:,.0f}" for name, size in sorted(sizes.items())))
-    print(f"all tables and the index: {sum(sizes.values()) / args.papers:,.0f} bytes/paper")
+    print(f"bytes per paper on disk ({n:,}-paper vault): " + ", ".join(
+        f"{name} {size / n:,.0f}" for name, size in sorted(sizes.items())))
+    per_paper = {name: cheap[name]["cpu_ms_per_paper"] for name in CHEAP} | {
+        name: full[name]["cpu_ms_per_paper"] for name in ("ideas", "index")}
+    cost_model(per_paper, tokens, rates, sizes.get("views_index (lance)", 0) / n, args)
     if not args.keep:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -16,6 +16,12 @@ from .. import config
 from ..isolation import PoolSettings
 
 STAGE = "ideas"
+# Papers a worker of the isolated pool decomposes before it is replaced. Starting one (the
+# interpreter, the imports, the offline judge's warm-up) costs about 1.3 CPU s: at the
+# pool's default of 100 items that was half the stage's CPU (36.9 against 18.6 ms a paper,
+# the same tables: benchmarks/bench_ideas_workers.py); the pool's memory cap and per-paper
+# timeout hold either way.
+WORKER_PAPERS = 1000
 
 
 @dataclass(frozen=True)
@@ -93,7 +99,7 @@ class IdeasSettings:
     def pool(self) -> PoolSettings:
         """The isolated pool one paper's decomposition runs in (ideas/isolated.py)."""
         return PoolSettings(workers=self.workers, timeout_s=self.paper_timeout_s,
-                            memory_mb=self.memory_mb or None)
+                            memory_mb=self.memory_mb or None, max_tasks=WORKER_PAPERS)
 
     def replace(self, **changes: Any) -> IdeasSettings:
         return dataclasses.replace(self, **changes)
