@@ -65,6 +65,7 @@ class TableSchema:
 _str = pa.string()
 _date = pa.date32()
 _ts = pa.timestamp("us", tz="UTC")
+_VERSION = pa.struct([pa.field("version", pa.int32()), pa.field("created", _date)])
 
 PAPERS = TableSchema(
     "papers",
@@ -82,6 +83,11 @@ PAPERS = TableSchema(
         Column("primary_category", _str, "Primary arXiv category."),
         Column("published", _date, "Date of v1.", False),
         Column("updated", _date, "Date of the latest version.", False),
+        Column("versions", pa.list_(_VERSION), "Every version the source lists, with the day "
+               "it was created (snapshot `versions`, OAI `arXivRaw` `<version>`; from the "
+               "API v1 and the entry's own version), oldest first; null when the source "
+               "gives no history (OAI `arXiv`, `oai_dc`). What picks the version the vault "
+               "holds of a paper revised after the cutoff."),
         Column("doi", _str, "DOI of the published version."),
         Column("journal_ref", _str, "Journal reference."),
         Column("comments", _str, "Authors' comments (pages, figures, venue)."),
@@ -89,6 +95,22 @@ PAPERS = TableSchema(
         Column("source", _str, "Raw file kind the winning row came from: `arxiv_api`, "
                "`oai_arXiv`, `oai_arXivRaw`, `oai_dc`, `arxiv_snapshot`.", False),
         Column("raw_sha256", _str, "sha256 of the raw file the winning row came from.", False),
+    ),
+)
+
+PAPER_VERSIONS = TableSchema(
+    "paper_versions",
+    "Title and abstract of a paper's earlier versions, where a source gave them (an arXiv "
+    "API answer for a versioned id `IDvK` describes version K): what the vault reads for a "
+    "paper revised after the cutoff. The latest version's are in `papers`.",
+    (
+        Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        Column("version", pa.int32(), "The version described.", False),
+        Column("created", _date, "Day the version was created.", False),
+        Column("title", _str, "Title of that version, whitespace normalised.", False),
+        Column("abstract", _str, "Abstract of that version, whitespace normalised.", False),
+        Column("source", _str, "Raw file kind it came from.", False),
+        Column("raw_sha256", _str, "sha256 of that raw file.", False),
     ),
 )
 
@@ -979,7 +1001,7 @@ EVAL_RUN_METRICS = TableSchema(
 )
 
 ALL_TABLES: dict[str, TableSchema] = {
-    t.name: t for t in (PAPERS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
+    t.name: t for t in (PAPERS, PAPER_VERSIONS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
                         SUBMISSIONS, REVIEWS, CITATIONS, CITATION_COUNTS, DOCUMENTS,
                         DOCUMENT_ATTEMPTS, SPLITS, VIEWS_INDEX, TRAINING_EXAMPLES,
                         MASKED_RECORDS, VIEWS, LLM_FAILURES, ROLE_ARTIFACTS,

@@ -1,0 +1,84 @@
+"""Version histories: every parser keeps the versions it lists, `paper_versions` keeps the
+title and abstract of an earlier version a source described, and `vault_versions` picks the
+last version created before the cutoff, saying so where its text is unknown."""
+
+import io
+from datetime import date
+
+import polars as pl
+
+from vault_pipeline.papers import build_papers
+from vault_pipeline.parse.atom import parse_atom
+from vault_pipeline.parse.oai import parse_oai
+from vault_pipeline.paths import VaultPaths
+from vault_pipeline.raw.zone import RawZone
+from vault_pipeline.schemas import PAPER_VERSIONS, PAPERS
+from vault_pipeline.versions import vault_versions
+
+from .conftest import DATA, SAMPLE
+
+CUTOFF = date(2007, 4, 2)
+VERSIONED = DATA / "atom_versioned_0704.0008v1.xml"
+
+
+def test_arxivraw_and_api_list_their_versions() -> None:
+    first, _second, _deleted = parse_oai(io.BytesIO(
+        (DATA / "oai_arxivraw_listrecords.xml").read_bytes()))
+    assert first["versions"] == [{"version": 1, "created": date(2007, 3, 31)},
+                                 {"version": 2, "created": date(2008, 12, 13)},
+                                 {"version": 3, "created": date(2026, 11, 2)}]
+    old, v1 = parse_atom(io.BytesIO((DATA / "atom_old_style.xml").read_bytes()))
+    assert old["versions"] == [{"version": 1, "created": date(1999, 1, 4)},
+                               {"version": 2, "created": date(1999, 3, 15)}]
+    assert v1["versions"] == [{"version": 1, "created": date(2007, 4, 2)}]
+
+
+def _papers(paths: VaultPaths, *extra) -> tuple[pl.DataFrame, pl.DataFrame]:
+    RawZone(paths).import_paths([SAMPLE / "arxiv-metadata-oai-snapshot.sample.jsonl", *extra])
+    build_papers(paths)
+    return paths.store.read(PAPERS), paths.store.read(PAPER_VERSIONS)
+
+
+def test_snapshot_history_and_an_earlier_versions_own_abstract(vault_paths: VaultPaths) -> None:
+    papers, earlier = _papers(vault_paths, VERSIONED)
+    row = papers.filter(pl.col("arxiv_id") == "0704.0008").row(0, named=True)
+    assert row["latest_version"] == 3 and row["source"] == "arxiv_snapshot"
+    assert [v["version"] for v in row["versions"]] == [1, 2, 3]
+    assert row["versions"][0]["created"] == date(2007, 3, 31)
+    (v1,) = earlier.iter_rows(named=True)
+    assert (v1["arxiv_id"], v1["version"], v1["created"]) == ("0704.0008", 1,
+                                                              date(2007, 3, 31))
+    assert v1["title"].endswith("(first version)") and v1["source"] == "arxiv_api"
+
+
+def test_the_vault_holds_the_last_version_before_the_cutoff(vault_paths: VaultPaths) -> None:
+    papers, earlier = _papers(vault_paths, VERSIONED)
+    chosen = vault_versions(papers, earlier, CUTOFF)
+    early = papers.filter(pl.col("published") < CUTOFF)
+    assert chosen.height == early.height
+    revised = chosen.filter("revised")
+    assert revised.height == early.filter(pl.col("updated") >= CUTOFF).height == 41
+    assert (revised["created"] < CUTOFF).all() and revised["version"].null_count() == 0
+    assert (revised["version"] < revised["latest_version"]).all()
+    by_id = {r["arxiv_id"]: r for r in chosen.iter_rows(named=True)}
+    known = by_id["0704.0008"]  # its v1 abstract came from the API
+    assert known["version"] == 1 and known["abstract"].startswith("Constructed v1 abstract")
+    assert known["note"] is None
+    unknown = by_id["0704.0013"]  # only the latest abstract is known: none is used
+    latest = papers.filter(pl.col("arxiv_id") == "0704.0013")["abstract"][0]
+    assert unknown["version"] == 1 and unknown["abstract"] is None
+    assert "abstract of v1 unknown" in unknown["note"] and latest not in str(unknown)
+    plain = chosen.filter(~pl.col("revised"))
+    assert (plain["version"] == plain["latest_version"]).all()
+    assert plain["abstract"].null_count() == 0
+
+
+def test_a_revision_without_history_has_no_version() -> None:
+    papers = pl.DataFrame({
+        "arxiv_id": ["1401.2122"], "latest_version": [None], "published": [date(2014, 1, 9)],
+        "updated": [date(2017, 10, 23)], "versions": [None], "title": ["T"],
+        "abstract": ["A"]}, schema_overrides={
+        "latest_version": pl.Int32, "versions": PAPERS.polars["versions"]})
+    (row,) = vault_versions(papers, None, date(2015, 1, 1)).iter_rows(named=True)
+    assert row["revised"] and row["version"] is None and row["abstract"] is None
+    assert "no source lists its earlier versions" in row["note"]
