@@ -270,8 +270,10 @@ DOCUMENTS = TableSchema(
     (
         Column("arxiv_id", _str, "Version-less arXiv id; null for a file no id could be read "
                "from (status `unidentified` or a failure, keyed by `sha256`)."),
-        Column("version", pa.int32(), "arXiv version of the converted file (from its name or "
-               "URL), if known."),
+        Column("version", pa.int32(), "arXiv version of the text: of the converted file "
+               "(from its name or URL), or the version the abstract describes; for a paper "
+               "revised after the cutoff never later than the last version before it (a "
+               "later file is left out and named in `notes`); null if unknown."),
         Column("sha256", _str, "sha256 of the raw input the text comes from (for "
                "`abstract_only`, of the input that failed); null when there was none."),
         Column("source", _str, "Where the text comes from: `latex`, `pdf` or `abstract_only`.",
@@ -339,6 +341,9 @@ SPLITS = TableSchema(
                False),
         Column("seed", pa.int64(), "Seed of the hash that splits targets.", False),
         Column("published", _date, "Date of v1 (what is compared with the cutoff).", False),
+        Column("version", pa.int32(), "Version the vault holds: for a vault paper the last "
+               "created before the cutoff (a paper revised after it is kept in that earlier "
+               "version); for a target its latest; null when unknown."),
         Column("paper_kind", _str, "Classifier verdict for post-cutoff papers: "
                "`methodological`, `survey`, `position`, `dataset_benchmark`, `empirical`, "
                "`no_method_found`; null for vault papers."),
@@ -362,6 +367,8 @@ VIEWS_INDEX = TableSchema(
     "`text`. Never holds a paper published on or after the cutoff.",
     (
         Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        Column("version", pa.int32(), "arXiv version the view was read from: created "
+               "before the cutoff (null if the source gave no version number)."),
         Column("view", _str, "`problem_setting`, `challenge`, `research_gap`, `intuition` or "
                "`proposal`.", False),
         Column("text", _str, "The view's text (full-text indexed).", False),
@@ -449,6 +456,8 @@ MASKED_RECORDS = TableSchema(
     "every measured result removed.",
     (
         Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        Column("version", pa.int32(), "arXiv version whose text was read (for a paper "
+               "revised after the cutoff, the last version before it); null if unknown."),
         *_ideas_columns(),
         *_PROVENANCE,
         Column("schema_version", _str, "Record schema version.", False),
@@ -471,6 +480,8 @@ VIEWS = TableSchema(
     "the record has nothing substantive for has no row.",
     (
         Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        Column("version", pa.int32(), "arXiv version whose text was read (for a paper "
+               "revised after the cutoff, the last version before it); null if unknown."),
         Column("view", _str, "View name.", False),
         Column("text", _str, "View text: what the index embeds and roles read.", False),
         *_PROVENANCE,

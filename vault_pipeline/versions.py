@@ -26,7 +26,8 @@ SCHEMA = pl.Schema({
 """`version`: the version the vault holds (null when the paper was revised after the cutoff
 and no source lists its versions; also null for an unrevised paper whose source gives no
 version number); `revised`: a later version was created on or after the cutoff; `title` and
-`abstract`: that version's, null when unknown, then `note` says why."""
+`abstract`: for a revised paper, that version's (null when unknown, then `note` says why);
+null for the others, whose latest title and abstract in `papers` are the held version's."""
 
 
 def split_cutoff(home: Path) -> date:
@@ -49,8 +50,11 @@ def _chosen(cutoff: date) -> tuple[pl.Expr, pl.Expr]:
 def vault_versions(papers: pl.DataFrame | pl.LazyFrame, earlier: pl.DataFrame | None,
                    cutoff: date) -> pl.DataFrame:
     """One row per paper published before ``cutoff`` (see :data:`SCHEMA`)."""
-    frame = papers.lazy().filter(pl.col("published") < cutoff).select(
-        "arxiv_id", "latest_version", "updated", "versions", "title", "abstract")
+    papers = papers.lazy()
+    if "versions" not in papers.collect_schema().names():  # a table built before histories
+        papers = papers.with_columns(versions=pl.lit(None, PAPERS.polars["versions"]))
+    frame = papers.filter(pl.col("published") < cutoff).select(
+        "arxiv_id", "latest_version", "updated", "versions")
     version, created = _chosen(cutoff)
     frame = frame.with_columns(revised=pl.col("updated") >= cutoff).with_columns(
         _version=version, _created=created)
@@ -76,8 +80,8 @@ def vault_versions(papers: pl.DataFrame | pl.LazyFrame, earlier: pl.DataFrame | 
         version=pl.when(revised).then("_version").otherwise("latest_version"),
         created=pl.when(revised).then("_created").otherwise("updated"),
         latest_version="latest_version", updated="updated", revised=revised,
-        title=pl.when(revised).then("_title").otherwise("title"),
-        abstract=pl.when(revised).then("_abstract").otherwise("abstract"),
+        title=pl.when(revised).then("_title"),
+        abstract=pl.when(revised).then("_abstract"),
         note=note,
     )
     return out.collect().cast(SCHEMA)  # type: ignore[arg-type]
@@ -85,7 +89,33 @@ def vault_versions(papers: pl.DataFrame | pl.LazyFrame, earlier: pl.DataFrame | 
 
 def read_vault_versions(store: TableStore, cutoff: date) -> pl.DataFrame | None:
     """:func:`vault_versions` of the vault's tables; None without a `papers` table."""
-    papers = store.read_optional(PAPERS)
+    papers = store.scan_optional(PAPERS)
     if papers is None:
         return None
     return vault_versions(papers, store.read_optional(PAPER_VERSIONS), cutoff)
+
+
+def text_dates(rows: pl.DataFrame, papers: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """``rows`` (with ``arxiv_id`` and ``version``: the version a text was read from) plus
+    ``text_created``, the day that version was created as `papers` lists it, and
+    ``text_updated``, the paper's latest version's day. A text is before a cutoff when its
+    version is (``text_created``), or, of unknown version, when the paper's latest is
+    (``text_updated``): see :func:`text_before`."""
+    papers = papers.lazy()
+    if "versions" not in papers.collect_schema().names():
+        papers = papers.with_columns(versions=pl.lit(None, PAPERS.polars["versions"]))
+    listed = (papers.select("arxiv_id", "versions").explode("versions")
+              .filter(pl.col("versions").is_not_null())
+              .select("arxiv_id", pl.col("versions").struct.field("version"),
+                      pl.col("versions").struct.field("created").alias("text_created"))
+              .unique(["arxiv_id", "version"]))
+    latest = papers.select("arxiv_id", pl.col("updated").alias("text_updated"))
+    return (rows.lazy().join(listed, on=["arxiv_id", "version"], how="left")
+            .join(latest, on="arxiv_id", how="left").collect())
+
+
+def text_before(cutoff: date) -> pl.Expr:
+    """On :func:`text_dates` rows: the text was written before ``cutoff``."""
+    return ((pl.col("text_created") < cutoff)
+            | (pl.col("text_created").is_null() & (pl.col("text_updated") < cutoff))
+            ).fill_null(False)
