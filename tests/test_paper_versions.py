@@ -82,3 +82,31 @@ def test_a_revision_without_history_has_no_version() -> None:
     (row,) = vault_versions(papers, None, date(2015, 1, 1)).iter_rows(named=True)
     assert row["revised"] and row["version"] is None and row["abstract"] is None
     assert "no source lists its earlier versions" in row["note"]
+
+
+def test_splits_keep_a_revised_paper_with_a_known_earlier_version() -> None:
+    from tests.splits_vault import CUTOFF as SPLIT_CUTOFF
+    from tests.splits_vault import papers_frame, views_frame
+    from vault_pipeline.splits.build import REVISED, compute_splits
+    from vault_pipeline.splits.settings import SplitSettings
+
+    history = [{"version": 1, "created": date(2024, 1, 10)},
+               {"version": 2, "created": date(2026, 3, 2)}]
+    revised = pl.col("arxiv_id").is_in(["2401.00001", "2402.00002"])
+    papers = papers_frame().with_columns(
+        updated=pl.when(revised).then(pl.lit(date(2026, 3, 2))).otherwise("updated"),
+        latest_version=pl.when(revised).then(pl.lit(2, pl.Int32)).otherwise("latest_version"),
+        versions=pl.when(pl.col("arxiv_id") == "2401.00001")
+        .then(pl.lit(history, PAPERS.polars["versions"])))
+    frame, report = compute_splits(papers, views_frame(), None, None, None,
+                                   SplitSettings(cutoff=SPLIT_CUTOFF))
+    rows = {r["arxiv_id"]: r for r in frame.iter_rows(named=True)}
+    kept = rows["2401.00001"]
+    assert (kept["split"], kept["version"]) == ("vault", 1)
+    assert "revised after it (v2 of 2026-03-02): the vault holds v1 of 2024-01-10" in \
+        kept["reason"]
+    lost = rows["2402.00002"]  # revised after the cutoff, no history: nothing safe to hold
+    assert lost["split"] == "excluded" and lost["version"] is None
+    assert "no source lists its earlier versions" in lost["reason"]
+    assert report.excluded_by_reason[REVISED] == 1
+    assert rows["2601.00007"]["version"] == 1  # a target: its latest

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 
 import polars as pl
@@ -80,6 +81,23 @@ def _abstract_only_note(doc: dict | None, have_table: bool) -> str | None:
     return None
 
 
+def _first_line(text: str, limit: int = 300) -> str:
+    """The first non-empty line of a converted text, without Markdown heading marks: the
+    title as that version of the paper prints it."""
+    line = next((ln for ln in text.splitlines() if ln.strip()), "")
+    return line.lstrip("#").strip()[:limit]
+
+
+_ABSTRACT = re.compile(r"(?ims)^(?:#+\s*|\*\*)?abstract\b[*:.\s—-]*(.+?)(?=\n\s*#|\n\s*\n|\Z)")
+
+
+def _own_abstract(text: str, limit: int = 5_000) -> str:
+    """The abstract as a converted text prints it (under an `Abstract` heading or after
+    the word opening a paragraph), or empty."""
+    match = _ABSTRACT.search(text)
+    return " ".join(match.group(1).split())[:limit] if match else ""
+
+
 @dataclass(frozen=True)
 class Withheld:
     """A pre-cutoff paper not decomposed: only a version after the cutoff has text."""
@@ -125,7 +143,10 @@ def load_inputs(papers: pl.DataFrame, documents: pl.DataFrame | None,
                         n for n in (kept["note"], note) if n)))
                 continue
             if abstract is None:
-                note = f"{kept['note']}: decomposed from the full text of v{doc['version']} alone"
+                title = title or _first_line(doc["text"])
+                abstract = _own_abstract(doc["text"])
+                note = (f"{kept['note']}: its title and abstract read from the full text of "
+                        f"v{doc['version']}")
         out.append(PaperInput(
             arxiv_id=row["arxiv_id"],
             title=" ".join((title or "").split()),
