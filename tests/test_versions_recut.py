@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import DATA, SAMPLE
 from tests.sources_replay import ReplayServer, Reply, harvest_context
+from vault_pipeline.datasets.export import _vault_tables
 from vault_pipeline.documents.build import DocumentsConfig, build_documents
 from vault_pipeline.documents.workers import PoolSettings
 from vault_pipeline.ideas.build import build_masked_records, build_views
@@ -120,6 +121,13 @@ def test_recut_keeps_revised_papers_in_their_pre_cutoff_version(
             assert "LATER REVISION" not in text
             assert not any(s.strip() and s.strip() in text
                            for s in latest[arxiv_id].split(". ")[:3])
+
+    exported, _views = _vault_tables(vault_paths, vault_paths.store.read("splits"), set())
+    titles = {r["arxiv_id"]: r for r in exported.iter_rows(named=True)}
+    assert titles["0704.0008"]["title"].endswith("(first version)")  # v1's own, from the API
+    assert titles["0704.0026"]["title"] is None  # only the later title is known: withheld
+    assert (titles["0704.0026"]["version"], titles["0704.0004"]["version"]) == (1, 1)
+    assert titles["0704.0004"]["title"].startswith("A determinant of Stirling")  # unrevised
 
     build_index(vault_paths, HashEmbedder())
     index = pl.from_arrow(open_index(vault_paths).to_arrow())

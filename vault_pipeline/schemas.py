@@ -553,11 +553,16 @@ ROLE_ARTIFACT_FAILURES = TableSchema(
 # Tables of an export only: the retrievable vault shipped with the training data.
 EXPORT_VAULT_PAPERS = TableSchema(
     "vault/papers",
-    "The retrievable vault's papers (published before the cutoff): record metadata.",
+    "The retrievable vault's papers (published before the cutoff): record metadata, of the "
+    "version the vault holds.",
     (
-        *(c for c in PAPERS.columns if c.name in ("arxiv_id", "title", "published",
-                                                  "primary_category", "categories",
-                                                  "license")),
+        *(c for c in PAPERS.columns if c.name in ("arxiv_id",)),
+        Column("version", pa.int32(), "Version the vault holds (the last created before the "
+               "cutoff); null if unknown."),
+        Column("title", _str, "Title of that version; null for a paper revised after the "
+               "cutoff whose earlier title no source gave (the later one is withheld)."),
+        *(c for c in PAPERS.columns if c.name in ("published", "primary_category",
+                                                  "categories", "license")),
         Column("evaluation_paper", pa.bool_(), "Whether an evaluation set uses it.", False),
     ),
 )
