@@ -110,3 +110,32 @@ def test_splits_keep_a_revised_paper_with_a_known_earlier_version() -> None:
     assert "no source lists its earlier versions" in lost["reason"]
     assert report.excluded_by_reason[REVISED] == 1
     assert rows["2601.00007"]["version"] == 1  # a target: its latest
+
+
+def test_ideas_inputs_read_the_held_version_or_withhold_the_paper() -> None:
+    from vault_pipeline.ideas.inputs import Withheld, load_inputs
+
+    history = [{"version": 1, "created": date(2007, 3, 31)},
+               {"version": 2, "created": date(2008, 5, 26)}]
+    papers = pl.DataFrame({
+        "arxiv_id": ["A", "B", "C"], "latest_version": [2, 2, 1],
+        "title": ["Later title"] * 2 + ["Plain"], "abstract": ["LATER ABSTRACT"] * 2 + ["P"],
+        "published": [date(2007, 3, 31)] * 3,
+        "updated": [date(2008, 5, 26)] * 2 + [date(2007, 3, 31)],
+        "versions": [history, history, None]},
+        schema_overrides={"latest_version": pl.Int32, "versions": PAPERS.polars["versions"]})
+    documents = pl.DataFrame({
+        "arxiv_id": ["A", "B"], "version": [1, 2], "source": ["pdf", "pdf"],
+        "status": ["ok", "ok"], "text": ["# First title\n\nAbstract\nOwn v1 abstract.\n\n"
+                                         "# Intro\nBody.", "# Later\nLATER BODY"],
+        "references": [None, None], "error": [None, None]},
+        schema_overrides={"version": pl.Int32})
+    withheld: list[Withheld] = []
+    inputs = {p.arxiv_id: p for p in load_inputs(
+        papers, documents, vault_versions(papers, None, CUTOFF), withheld)}
+    a = inputs["A"]
+    assert (a.version, a.title, a.abstract) == (1, "First title", "Own v1 abstract.")
+    assert "LATER" not in a.markdown() and "read from the full text of v1" in a.note
+    assert [w.arxiv_id for w in withheld] == ["B"]  # only v2's text: withheld
+    assert "document of v2, not of v1" in withheld[0].reason
+    assert (inputs["C"].version, inputs["C"].abstract) == (1, "P")

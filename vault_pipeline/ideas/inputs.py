@@ -133,10 +133,11 @@ def load_inputs(papers: pl.DataFrame, documents: pl.DataFrame | None,
         kept, late = held.get(row["arxiv_id"]), False
         if kept is not None:
             title, abstract, version = kept["title"], kept["abstract"], kept["version"]
-            if full and doc.get("version") is not None and version is not None \
-                    and doc["version"] > version:
-                full, late = False, True
-                note = f"document of v{doc['version']}, after the cutoff"
+            read = doc.get("version") if doc else None
+            if full and (read is None or version is None or read > version):
+                full, late = False, True  # built at another cutoff, or of unknown version
+                note = (f"document of v{read or '?'}, not of v{version or '?'}, the last "
+                        "version before the cutoff")
             if abstract is None and not full:
                 if withheld is not None:
                     withheld.append(Withheld(row["arxiv_id"], "; ".join(
