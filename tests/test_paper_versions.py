@@ -139,3 +139,28 @@ def test_ideas_inputs_read_the_held_version_or_withhold_the_paper() -> None:
     assert [w.arxiv_id for w in withheld] == ["B"]  # only v2's text: withheld
     assert "document of v2, not of v1" in withheld[0].reason
     assert (inputs["C"].version, inputs["C"].abstract) == (1, "P")
+
+
+def test_splits_name_vault_views_read_from_a_later_version() -> None:
+    from tests.splits_vault import CUTOFF as SPLIT_CUTOFF
+    from tests.splits_vault import papers_frame, views_frame
+    from vault_pipeline.splits.build import compute_splits
+    from vault_pipeline.splits.settings import SplitSettings
+
+    history = [{"version": 1, "created": date(2024, 1, 10)},
+               {"version": 2, "created": date(2026, 3, 2)}]
+    one = pl.col("arxiv_id") == "2401.00001"
+    papers = papers_frame().with_columns(
+        updated=pl.when(one).then(pl.lit(date(2026, 3, 2))).otherwise("updated"),
+        latest_version=pl.when(one).then(pl.lit(2, pl.Int32)).otherwise("latest_version"),
+        versions=pl.when(one).then(pl.lit(history, PAPERS.polars["versions"])))
+    views = views_frame().with_columns(  # decomposed at another cutoff, from v2
+        version=pl.when(one).then(pl.lit(2, pl.Int32)).otherwise(pl.lit(1, pl.Int32)))
+    frame, report = compute_splits(papers, views, None, None, None,
+                                   SplitSettings(cutoff=SPLIT_CUTOFF))
+    row = frame.filter(one).row(0, named=True)
+    assert row["split"] == "vault" and row["version"] == 1
+    assert row["reason"].endswith("its views are of v2, written after the cutoff, so not in "
+                                  "the index")
+    assert any("1 vault paper(s) have views read from a version" in w
+               for w in report.warnings)

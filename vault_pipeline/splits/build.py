@@ -33,7 +33,7 @@ from ..schemas import (
     SPLITS,
     VIEWS,
 )
-from ..versions import vault_versions
+from ..versions import text_before, text_dates, vault_versions
 from . import assign
 from .classifiers import UNCLASSIFIED, ClassifierInput, ExtractiveClassifier, input_sha256
 from .coverage import Coverage, coverage
@@ -98,6 +98,19 @@ REVISED, NO_VIEWS, BAD_VIEWS, MISSING_VIEWS = ("revised after the cutoff", "no v
 OUTSIDE_FIELDS, NO_LATEX, LATEX_UNKNOWN = ("outside the fields", "no LaTeX source",
                                            "LaTeX source unknown")
 FEW_CITED, CITATIONS_UNKNOWN = "cited work in vault below threshold", "citations unknown"
+
+
+def _late_views(views: pl.DataFrame | None, papers: pl.DataFrame, vault: pl.Series,
+                cutoff) -> dict[str, str]:
+    """Vault papers whose views were read from a version written on or after the cutoff
+    (the index leaves them out), with that version."""
+    if views is None or "version" not in views.columns:
+        return {}
+    rows = views.filter(pl.col("arxiv_id").is_in(vault.implode())).select(
+        "arxiv_id", "version").unique()
+    late = text_dates(rows, papers).filter(~text_before(cutoff))
+    return {pid: str(version) if version is not None else "?"
+            for pid, version in late.select("arxiv_id", "version").iter_rows()}
 
 
 def _coverage_verdict(cov: Coverage, threshold: float) -> tuple[bool | None, str]:
@@ -193,6 +206,13 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
                  else {})
     has_views = set(clean.views["arxiv_id"].to_list()) if clean is not None else set()
 
+    late_views = _late_views(clean.views if clean is not None else None, papers,
+                             before["arxiv_id"], settings.cutoff)
+    if late_views:
+        report.warnings.append(
+            f"{len(late_views)} vault paper(s) have views read from a version written on or "
+            "after the cutoff (documents and ideas ran at another cutoff): they are not "
+            "indexed until those stages run at this one")
     rows: list[dict[str, Any]] = []
     for paper in early.filter(unknown).iter_rows(named=True):
         rows.append({"arxiv_id": paper["arxiv_id"], "split": EXCLUDED,
@@ -212,6 +232,9 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
                 reason += f" ({paper['note']})"
         if paper["arxiv_id"] not in has_views:
             reason += "; no views yet, so not in the index"
+        elif paper["arxiv_id"] in late_views:
+            reason += (f"; its views are of v{late_views[paper['arxiv_id']]}, written after "
+                       "the cutoff, so not in the index")
         rows.append({"arxiv_id": paper["arxiv_id"], "split": VAULT, "reason": reason,
                      "published": paper["published"], "version": paper["version"]})
 
