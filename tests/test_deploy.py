@@ -132,6 +132,7 @@ def test_the_postgres_instance_records_a_vault_run(postgres: int, tmp_path: Path
         job = build_defs(paths).get_implicit_global_asset_job_def()
         result = job.execute_in_process(instance=instance,
                                         asset_selection=[dg.AssetKey("papers"),
+                                                         dg.AssetKey("paper_versions"),
                                                          dg.AssetKey("papers_rejected")])
         assert result.success
         [run] = instance.get_runs()

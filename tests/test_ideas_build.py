@@ -66,8 +66,8 @@ def _papers(ids: list[str]) -> pl.DataFrame:
              "authors": ["A. Author"], "categories": ["cs.LG"], "primary_category": "cs.LG",
              "published": date(2024, 1, 1), "updated": date(2024, 1, 1), "doi": None,
              "journal_ref": None, "comments": None, "license": None,
-             "source": "arxiv_api", "raw_sha256": "0" * 64} for i in ids]
-    return pl.DataFrame(rows)
+             "source": "arxiv_api", "raw_sha256": "0" * 64, "versions": None} for i in ids]
+    return pl.DataFrame(rows, schema_overrides={"versions": PAPERS.polars["versions"]})
 
 
 def _documents(rows: list[dict]) -> pl.DataFrame:

@@ -131,7 +131,8 @@ def vault(vault_paths: VaultPaths) -> VaultPaths:
         "authors": ["A. Author"], "categories": ["cs.LG"], "primary_category": "cs.LG",
         "published": date(2024, 1, 1), "updated": date(2024, 1, 1), "doi": None,
         "journal_ref": None, "comments": None, "license": None, "source": "arxiv_api",
-        "raw_sha256": "0" * 64} for i in ids])
+        "raw_sha256": "0" * 64, "versions": None} for i in ids],
+        schema_overrides={"versions": PAPERS.polars["versions"]})
     vault_paths.store.write(PAPERS, papers)
     base = dict.fromkeys(DOCUMENTS.names)
     docs = pl.DataFrame([{**base, "arxiv_id": i, "source": "pdf", "status": "ok",

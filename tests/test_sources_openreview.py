@@ -68,8 +68,9 @@ def test_tables_from_the_pages(vault_paths) -> None:
         "published": [datetime(2026, 1, 1).date()] * 2,
         "updated": [datetime(2026, 1, 1).date()] * 2,
         "doi": [None, None], "journal_ref": [None, None], "comments": [None, None],
-        "license": [None, None], "source": ["arxiv_api"] * 2, "raw_sha256": ["x", "x"]},
-        schema_overrides={"latest_version": pl.Int32}))
+        "license": [None, None], "source": ["arxiv_api"] * 2, "raw_sha256": ["x", "x"],
+        "versions": [None, None]},
+        schema_overrides={"latest_version": pl.Int32, "versions": PAPERS.polars["versions"]}))
     with ReplayServer() as server:
         _serve(server)
         with _ctx(vault_paths, server) as ctx:

@@ -41,7 +41,7 @@ from .parse.snapshot import (
 )
 from .paths import VaultPaths
 from .raw.zone import RawFile, RawZone
-from .schemas import PAPERS, PAPERS_REJECTED
+from .schemas import PAPER_VERSIONS, PAPERS, PAPERS_REJECTED
 from .stages import Chart, Counts, NoSettings, RunContext, Stage, StageResult
 
 # On a tie of dates and versions, prefer the richer source.
@@ -69,6 +69,7 @@ class PapersReport:
     candidates: int = 0
     rejected: int = 0
     superseded: int = 0
+    earlier_versions: int = 0  # `paper_versions` rows: earlier versions' own metadata
     files: int = 0
     failed_files: int = 0
     streamed_files: int = 0
@@ -264,6 +265,26 @@ def resolve_duplicates(parts: list[Path], duplicated: pl.DataFrame) -> pl.LazyFr
     return pl.concat([singles, merged], how="diagonal").select(PAPERS.names)
 
 
+def earlier_versions(parts: list[Path], duplicated: pl.DataFrame) -> pl.DataFrame:
+    """The `paper_versions` rows: the title and abstract of each version older than its
+    paper's latest, from the staged records that describe it (an API answer for ``IDv1``
+    beside a snapshot record of v3), one per version (the richer source first)."""
+    if not duplicated.height:
+        return PAPER_VERSIONS.polars.to_frame()
+    ids = duplicated.get_column("arxiv_id").implode()
+    rows = (pl.scan_parquet(parts).filter(pl.col("arxiv_id").is_in(ids))
+            .with_columns(_latest=pl.col("latest_version").max().over("arxiv_id"),
+                          _source_rank=pl.col("source").replace_strict(SOURCE_RANK,
+                                                                        default=9)))
+    older = (rows.filter(pl.col("latest_version") < pl.col("_latest"))
+             .sort("arxiv_id", "latest_version", "_source_rank", "raw_sha256")
+             .unique(["arxiv_id", "latest_version"], keep="first", maintain_order=True)
+             .select("arxiv_id", pl.col("latest_version").alias("version"),
+                     pl.col("updated").alias("created"), "title", "abstract", "source",
+                     "raw_sha256"))
+    return older.collect().cast(PAPER_VERSIONS.polars)  # type: ignore[arg-type]
+
+
 def build_papers(paths: VaultPaths, stream_snapshots: bool = True) -> PapersReport:
     """Rebuild `papers` and `papers_rejected` from the raw zone, atomically."""
     paths.ensure()
@@ -285,6 +306,9 @@ def build_papers(paths: VaultPaths, stream_snapshots: bool = True) -> PapersRepo
                 resolved = resolve_duplicates(parts, duplicated).cast(PAPERS.polars)  # type: ignore[arg-type]
                 resolved.sink_parquet(tmp, row_group_size=ROW_GROUP, **COMPRESSION)
         report.rows = paths.store.rows(PAPERS)
+        earlier = (earlier_versions(parts, duplicated) if parts
+                   else PAPER_VERSIONS.polars.to_frame())
+        report.earlier_versions = paths.store.write(PAPER_VERSIONS, earlier)
     finally:
         shutil.rmtree(staging.folder, ignore_errors=True)
     report.superseded = report.candidates - report.rows
@@ -313,12 +337,13 @@ def _papers_figures(run: StageResult[NoSettings, PapersReport]) -> dict:
                           overview.top(summary["by_primary_category"]),
                           "Papers by primary category"),
                       "by_source": Counts("source", summary["by_source"])},
+        PAPER_VERSIONS.name: {"dagster/row_count": r.earlier_versions},
         PAPERS_REJECTED.name: {"dagster/row_count": r.rejected,
                                "raw_files_failed": r.failed_files}}
 
 
 STAGE = Stage(
-    "papers", "metadata", inputs=("raw_files",), outputs=(PAPERS, PAPERS_REJECTED),
+    "papers", "metadata", inputs=("raw_files",), outputs=(PAPERS, PAPER_VERSIONS, PAPERS_REJECTED),
     run=run_papers,
     describe=lambda run: (f"papers: {run.report.rows} rows from {run.report.files} files "
                           f"({run.report.superseded} superseded, {run.report.rejected} "

@@ -65,6 +65,7 @@ class TableSchema:
 _str = pa.string()
 _date = pa.date32()
 _ts = pa.timestamp("us", tz="UTC")
+_VERSION = pa.struct([pa.field("version", pa.int32()), pa.field("created", _date)])
 
 PAPERS = TableSchema(
     "papers",
@@ -82,6 +83,11 @@ PAPERS = TableSchema(
         Column("primary_category", _str, "Primary arXiv category."),
         Column("published", _date, "Date of v1.", False),
         Column("updated", _date, "Date of the latest version.", False),
+        Column("versions", pa.list_(_VERSION), "Every version the source lists, with the day "
+               "it was created (snapshot `versions`, OAI `arXivRaw` `<version>`; from the "
+               "API v1 and the entry's own version), oldest first; null when the source "
+               "gives no history (OAI `arXiv`, `oai_dc`). What picks the version the vault "
+               "holds of a paper revised after the cutoff."),
         Column("doi", _str, "DOI of the published version."),
         Column("journal_ref", _str, "Journal reference."),
         Column("comments", _str, "Authors' comments (pages, figures, venue)."),
@@ -89,6 +95,22 @@ PAPERS = TableSchema(
         Column("source", _str, "Raw file kind the winning row came from: `arxiv_api`, "
                "`oai_arXiv`, `oai_arXivRaw`, `oai_dc`, `arxiv_snapshot`.", False),
         Column("raw_sha256", _str, "sha256 of the raw file the winning row came from.", False),
+    ),
+)
+
+PAPER_VERSIONS = TableSchema(
+    "paper_versions",
+    "Title and abstract of a paper's earlier versions, where a source gave them (an arXiv "
+    "API answer for a versioned id `IDvK` describes version K): what the vault reads for a "
+    "paper revised after the cutoff. The latest version's are in `papers`.",
+    (
+        Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        Column("version", pa.int32(), "The version described.", False),
+        Column("created", _date, "Day the version was created.", False),
+        Column("title", _str, "Title of that version, whitespace normalised.", False),
+        Column("abstract", _str, "Abstract of that version, whitespace normalised.", False),
+        Column("source", _str, "Raw file kind it came from.", False),
+        Column("raw_sha256", _str, "sha256 of that raw file.", False),
     ),
 )
 
@@ -253,8 +275,10 @@ DOCUMENTS = TableSchema(
         Column("forum_id", _str, "OpenReview forum id of a submission's row: the text of its "
                "PDF fetched from OpenReview, else its OpenReview abstract with the reason; "
                "null for arXiv papers."),
-        Column("version", pa.int32(), "arXiv version of the converted file (from its name or "
-               "URL), if known."),
+        Column("version", pa.int32(), "arXiv version of the text: of the converted file "
+               "(from its name or URL), or the version the abstract describes; for a paper "
+               "revised after the cutoff never later than the last version before it (a "
+               "later file is left out and named in `notes`); null if unknown."),
         Column("sha256", _str, "sha256 of the raw input the text comes from (for "
                "`abstract_only`, of the input that failed); null when there was none."),
         Column("source", _str, "Where the text comes from: `latex`, `pdf` or `abstract_only`.",
@@ -322,6 +346,9 @@ SPLITS = TableSchema(
                False),
         Column("seed", pa.int64(), "Seed of the hash that splits targets.", False),
         Column("published", _date, "Date of v1 (what is compared with the cutoff).", False),
+        Column("version", pa.int32(), "Version the vault holds: for a vault paper the last "
+               "created before the cutoff (a paper revised after it is kept in that earlier "
+               "version); for a target its latest; null when unknown."),
         Column("paper_kind", _str, "Classifier verdict for post-cutoff papers: "
                "`methodological`, `survey`, `position`, `dataset_benchmark`, `empirical`, "
                "`no_method_found`; null for vault papers."),
@@ -346,6 +373,8 @@ VIEWS_INDEX = TableSchema(
     "`text`. Never holds a paper published on or after the cutoff.",
     (
         Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        Column("version", pa.int32(), "arXiv version the view was read from: created "
+               "before the cutoff (null if the source gave no version number)."),
         Column("view", _str, "`problem_setting`, `challenge`, `research_gap`, `intuition` or "
                "`proposal`.", False),
         Column("text", _str, "The view's text (full-text indexed).", False),
@@ -433,6 +462,8 @@ MASKED_RECORDS = TableSchema(
     "every measured result removed.",
     (
         Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        Column("version", pa.int32(), "arXiv version whose text was read (for a paper "
+               "revised after the cutoff, the last version before it); null if unknown."),
         *_ideas_columns(),
         *_PROVENANCE,
         Column("schema_version", _str, "Record schema version.", False),
@@ -455,6 +486,8 @@ VIEWS = TableSchema(
     "the record has nothing substantive for has no row.",
     (
         Column("arxiv_id", _str, "Version-less arXiv id.", False),
+        Column("version", pa.int32(), "arXiv version whose text was read (for a paper "
+               "revised after the cutoff, the last version before it); null if unknown."),
         Column("view", _str, "View name.", False),
         Column("text", _str, "View text: what the index embeds and roles read.", False),
         *_PROVENANCE,
@@ -526,11 +559,16 @@ ROLE_ARTIFACT_FAILURES = TableSchema(
 # Tables of an export only: the retrievable vault shipped with the training data.
 EXPORT_VAULT_PAPERS = TableSchema(
     "vault/papers",
-    "The retrievable vault's papers (published before the cutoff): record metadata.",
+    "The retrievable vault's papers (published before the cutoff): record metadata, of the "
+    "version the vault holds.",
     (
-        *(c for c in PAPERS.columns if c.name in ("arxiv_id", "title", "published",
-                                                  "primary_category", "categories",
-                                                  "license")),
+        *(c for c in PAPERS.columns if c.name in ("arxiv_id",)),
+        Column("version", pa.int32(), "Version the vault holds (the last created before the "
+               "cutoff); null if unknown."),
+        Column("title", _str, "Title of that version; null for a paper revised after the "
+               "cutoff whose earlier title no source gave (the later one is withheld)."),
+        *(c for c in PAPERS.columns if c.name in ("published", "primary_category",
+                                                  "categories", "license")),
         Column("evaluation_paper", pa.bool_(), "Whether an evaluation set uses it.", False),
     ),
 )
@@ -988,7 +1026,7 @@ EVAL_RUN_METRICS = TableSchema(
 )
 
 ALL_TABLES: dict[str, TableSchema] = {
-    t.name: t for t in (PAPERS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
+    t.name: t for t in (PAPERS, PAPER_VERSIONS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
                         SUBMISSIONS, REVIEWS, CITATIONS, CITATION_COUNTS, DOCUMENTS,
                         DOCUMENT_ATTEMPTS, SPLITS, VIEWS_INDEX, TRAINING_EXAMPLES,
                         MASKED_RECORDS, VIEWS, LLM_FAILURES, ROLE_ARTIFACTS,

@@ -31,12 +31,14 @@ from ..schemas import (
     EXPORT_OPENAI,
     EXPORT_VAULT_PAPERS,
     EXPORT_VAULT_VIEWS,
+    PAPER_VERSIONS,
     SPLITS,
     TRAINING_EXAMPLES,
     TableSchema,
 )
 from ..splits.assign import TARGET_SPLITS
 from ..splits.build import VAULT
+from ..versions import text_before, text_dates, vault_versions
 from .card import data_card
 from .evaluation import add_evaluation_sets
 from .manifest import (
@@ -78,6 +80,16 @@ def _vault_tables(paths: VaultPaths, splits: pl.DataFrame,
     papers = paths.store.read_optional("papers")
     views = paths.store.read_optional("views")
     kept = ids if papers is None else ids.join(papers, on="arxiv_id", how="inner")
+    if papers is not None and not splits.is_empty():  # the held version's title, never later
+        cutoff = splits["cutoff"][0]
+        held = vault_versions(papers, paths.store.read_optional(PAPER_VERSIONS), cutoff)
+        kept = kept.drop("version", strict=False).join(
+            held.select("arxiv_id", "version", "revised", pl.col("title").alias("_held")),
+            on="arxiv_id", how="left").with_columns(
+            title=pl.when(pl.col("revised").fill_null(False)).then("_held")
+            .otherwise("title"))
+        if views is not None:
+            views = _written_before(views, papers, cutoff)
     for column in EXPORT_VAULT_PAPERS.names:
         if column not in kept.columns:
             kept = kept.with_columns(pl.lit(None, pl.String).alias(column))
@@ -91,6 +103,14 @@ def _vault_tables(paths: VaultPaths, splits: pl.DataFrame,
 
 NO_INDEX = ("the index does not exist yet: materialize it first (vault materialize --select "
             "index), or export without the index")
+
+
+def _written_before(views: pl.DataFrame, papers: pl.DataFrame, cutoff) -> pl.DataFrame:
+    """The views read from a version written before the cutoff (as the index keeps them)."""
+    if "version" not in views.columns:
+        views = views.with_columns(version=pl.lit(None, pl.Int32))
+    dated = text_dates(views, papers)
+    return dated.filter(text_before(cutoff)).select(views.columns)
 
 
 def _index_snapshot(paths: VaultPaths, staging: Path) -> list[FileEntry]:

@@ -1,6 +1,9 @@
 """Build the `documents` table: one row per paper with its best full text.
 
-For each paper the candidates are its newest e-print and its newest PDF in the raw zone.
+For each paper the candidates are its newest e-print and its newest PDF in the raw zone, of
+the version the vault holds: a paper published before the cutoff and revised after it is
+converted from the last version created before the cutoff (:mod:`vault_pipeline.versions`);
+a later version's file is left out, and the row's notes (or error) name it.
 LaTeX is converted first and wins when it converts cleanly; the PDF is converted only for
 papers whose LaTeX failed or is missing; with neither, the abstract from `papers` is the text
 (``abstract_only``) and the row says why.
@@ -20,7 +23,7 @@ import shutil
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import polars as pl
@@ -31,6 +34,7 @@ from ..paths import VaultPaths
 from ..progress import Progress, no_progress
 from ..raw.zone import RawZone
 from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS, PAPERS, SUBMISSIONS, TableSchema
+from ..versions import read_vault_versions, split_cutoff
 from .cleaning import CLEANING_VERSION
 from .convert import LATEX, PDF, Settings, Task, convert_task
 from .forums import FORUM_KEY, forum_of, with_submissions
@@ -123,6 +127,48 @@ def candidates_by_paper(inputs: Iterable[Input]) -> dict[str, list[Input]]:
     return papers
 
 
+@dataclass(frozen=True)
+class Held:
+    """The version of a pre-cutoff paper the vault holds (see :mod:`vault_pipeline.versions`)."""
+
+    version: int | None
+    revised: bool
+
+    def allows(self, version: int | None) -> bool:
+        """Whether a file of ``version`` may be this paper's text: not later than the held
+        version; a file of unknown version only when no version is after the cutoff."""
+        if version is None or self.version is None:
+            return not self.revised
+        return version <= self.version
+
+
+def held_versions(versions: pl.DataFrame | None) -> dict[str, Held]:
+    """Per pre-cutoff paper, the version its text must come from."""
+    if versions is None:
+        return {}
+    return {pid: Held(version, revised) for pid, version, revised in
+            versions.select("arxiv_id", "version", "revised").iter_rows()}
+
+
+def keep_held(inputs: Iterable[Input], held: dict[str, Held]
+              ) -> tuple[list[Input], dict[str, list[str]]]:
+    """The inputs the vault may read, and per paper the files left out as later than the
+    version it holds."""
+    kept: list[Input] = []
+    left_out: dict[str, list[str]] = {}
+    for item in inputs:
+        rule = held.get(item.arxiv_id) if item.arxiv_id else None
+        if rule is None or rule.allows(item.version):
+            kept.append(item)
+            continue
+        version = f"v{item.version}" if item.version else "unknown version"
+        keeps = f"v{rule.version}" if rule.version else "no version known before it"
+        left_out.setdefault(item.arxiv_id, []).append(
+            f"{item.name or item.sha256[:12]} ({version}; the vault holds {keeps}: "
+            "later versions are after the cutoff)")
+    return kept, left_out
+
+
 def _journal_schema() -> TableSchema:
     """Attempt rows with their texts: what a finished conversion leaves in the journal."""
     texts = {c.name: c for c in DOCUMENTS.columns}
@@ -158,8 +204,12 @@ class DocumentsBuild:
 
     def __init__(self, paths: VaultPaths, config: DocumentsConfig,
                  convert: Callable[[Task], Conversion] = convert_task,
-                 executor: Executor | None = None, progress: Progress = no_progress):
+                 executor: Executor | None = None, progress: Progress = no_progress,
+                 cutoff: date | None = None):
         self.paths = paths
+        self.cutoff = cutoff or split_cutoff(paths.home)
+        self.versions = read_vault_versions(paths.store, self.cutoff)
+        self.left_out: dict[str, list[str]] = {}
         self.config = config
         self.convert = convert
         self.executor = executor
@@ -169,8 +219,8 @@ class DocumentsBuild:
                                flush_every=JOURNAL_FLUSH)
         self.unpack_dir = paths.scratch / "documents-unpack"
         self.report = DocumentsReport()
-        versions = {kind: config.settings.converter(kind)[1] for kind in (LATEX, PDF)}
-        self.versions = versions
+        self.converter_versions = {kind: config.settings.converter(kind)[1]
+                                   for kind in (LATEX, PDF)}
         self.attempts: dict[str, dict] = {}  # sha256 -> attempt row (no text)
         self.text_from_table: set[str] = set()  # ok attempts whose text is in `documents`
         self.journal_shas: set[str] = set()  # attempts whose text is in the journal
@@ -183,7 +233,7 @@ class DocumentsBuild:
         """Attempts and texts from the last run (with current versions) and the journal."""
         attempts = self.paths.store.read(DOCUMENT_ATTEMPTS)
         current = attempts.filter(
-            pl.col("kind").replace_strict(self.versions, default=None)
+            pl.col("kind").replace_strict(self.converter_versions, default=None)
             == pl.col("converter_version"))
         for row in current.iter_rows(named=True):
             self.attempts[row["sha256"]] = row
@@ -197,7 +247,7 @@ class DocumentsBuild:
             }
         journal = self._journal().drop(TEXT_COLUMNS).collect()
         for row in journal.iter_rows(named=True):
-            if self.versions.get(row["kind"]) == row["converter_version"]:
+            if self.converter_versions.get(row["kind"]) == row["converter_version"]:
                 self.attempts[row["sha256"]] = row
                 self.journal_shas.add(row["sha256"])
                 self.report.resumed += 1
@@ -252,7 +302,9 @@ class DocumentsBuild:
         self.paths.ensure()
         shutil.rmtree(self.unpack_dir, ignore_errors=True)
         self.load_previous()
-        papers = candidates_by_paper(collect_inputs(RawZone(self.paths)))
+        inputs, self.left_out = keep_held(collect_inputs(RawZone(self.paths)),
+                                          held_versions(self.versions))
+        papers = candidates_by_paper(inputs)
         # LaTeX first; a PDF only where the paper's LaTeX did not convert.
         self.convert_all([c[0] for c in papers.values() if c[0].kind == LATEX])
         self.convert_all([item for c in papers.values() for item in c
@@ -313,8 +365,8 @@ class DocumentsBuild:
     def write(self, selection: pl.DataFrame) -> None:
         """Write `documents` (streamed) and `document_attempts`, each atomically."""
         store = self.paths.store
-        papers = (store.scan(PAPERS) if store.exists(PAPERS)
-                  else store.read(PAPERS).lazy()).select("arxiv_id", "title", "abstract")
+        papers = held_metadata(store.scan(PAPERS) if store.exists(PAPERS)
+                               else store.read(PAPERS).lazy(), self.versions, self.left_out)
         with_files = selection.lazy().join(self._texts(), on="sha256", how="left")
         converted = with_files.with_columns(
             pl.when(pl.col("winner")).then(pl.col(c)).otherwise(None).alias(c)
@@ -351,6 +403,33 @@ def _unidentified_error(winner: Input) -> str | None:
             "keyed by sha256")
 
 
+def held_metadata(papers: pl.LazyFrame, versions: pl.DataFrame | None,
+                  left_out: dict[str, list[str]]) -> pl.LazyFrame:
+    """Each paper's title and abstract as the documents read them, with the version they
+    describe (``_abstract_version``) and what to say about them (``_held_note``): a paper
+    revised after the cutoff has its held version's, or none where no source gave them."""
+    papers = papers.select("arxiv_id", "title", "abstract",
+                           pl.col("latest_version").alias("_abstract_version"))
+    notes = pl.DataFrame({"arxiv_id": list(left_out),
+                          "_left_out": ["left out: " + "; ".join(v) for v in left_out.values()]},
+                         schema={"arxiv_id": pl.String, "_left_out": pl.String})
+    papers = papers.join(notes.lazy(), on="arxiv_id", how="left")
+    if versions is None:
+        return papers.with_columns(_held_note=pl.col("_left_out")).drop("_left_out")
+    held = versions.lazy().filter("revised").select(
+        "arxiv_id", pl.col("version").alias("_v"), pl.col("title").alias("_t"),
+        pl.col("abstract").alias("_a"), pl.col("note").alias("_n"), _revised=pl.lit(True))
+    revised = pl.col("_revised").fill_null(False)
+    return papers.join(held, on="arxiv_id", how="left").select(
+        "arxiv_id",
+        title=pl.when(revised).then("_t").otherwise("title"),
+        abstract=pl.when(revised).then("_a").otherwise("abstract"),
+        _abstract_version=pl.when(revised).then("_v").otherwise("_abstract_version"),
+        _held_note=pl.concat_str([pl.col("_n"), pl.col("_left_out")], separator="; ",
+                                 ignore_nulls=True).replace("", None),
+    )
+
+
 def abstract_text() -> pl.Expr:
     return pl.format("# {}\n\n## Abstract\n\n{}", pl.col("title"), pl.col("abstract"))
 
@@ -368,6 +447,7 @@ def with_abstracts(converted: pl.LazyFrame, papers: pl.LazyFrame,
         keyed, no_pdf = with_submissions(keyed, submissions, abstract_version, now)
         extra.append(no_pdf)
     with_papers = keyed.with_columns(
+        version=pl.when(failed).then("_abstract_version").otherwise("version"),
         text=pl.when(failed).then(abstract_text()).otherwise(pl.col("text")),
         source=pl.when(failed).then(pl.lit("abstract_only")).otherwise(pl.col("source")),
         converter=pl.when(failed).then(pl.lit(ABSTRACT_CONVERTER))
@@ -377,6 +457,7 @@ def with_abstracts(converted: pl.LazyFrame, papers: pl.LazyFrame,
     )
     missing = papers.join(converted.select("arxiv_id").drop_nulls().unique(), on="arxiv_id",
                           how="anti").with_columns(
+        version="_abstract_version",
         text=abstract_text(), source=pl.lit("abstract_only"), status=pl.lit(NO_SOURCE),
         error=pl.lit("no PDF or e-print of this paper in the raw zone"),
         converter=pl.lit(ABSTRACT_CONVERTER), converter_version=pl.lit(abstract_version),
@@ -384,6 +465,8 @@ def with_abstracts(converted: pl.LazyFrame, papers: pl.LazyFrame,
     )
     combined = pl.concat([with_papers, missing, *extra], how="diagonal_relaxed")
     return combined.with_columns(
+        notes=pl.concat_str([pl.col("notes"), pl.col("_held_note")], separator="; ",
+                            ignore_nulls=True).replace("", None),
         n_chars=pl.when(pl.col("source") == "abstract_only")
         .then(pl.col("text").str.len_chars().cast(pl.Int64)).otherwise(pl.col("n_chars")),
         truncated=pl.col("truncated").fill_null(False),
@@ -394,12 +477,13 @@ def with_abstracts(converted: pl.LazyFrame, papers: pl.LazyFrame,
 def build_documents(paths: VaultPaths, config: DocumentsConfig | None = None,
                     convert: Callable[[Task], Conversion] = convert_task,
                     executor: Executor | None = None,
-                    progress: Progress = no_progress) -> DocumentsReport:
+                    progress: Progress = no_progress,
+                    cutoff: date | None = None) -> DocumentsReport:
     """Rebuild `documents` and `document_attempts`, converting only what is new (on the
     executor's workers when it is a distributed one); ``progress`` hears of each conversion
-    done."""
+    done. ``cutoff`` (default: the split's) decides which version of a revised paper is read."""
     return DocumentsBuild(paths, config or DocumentsConfig(), convert, executor,
-                          progress).run()
+                          progress, cutoff).run()
 
 
 def success_counts(attempts: pl.DataFrame) -> dict[str, tuple[int, int]]:

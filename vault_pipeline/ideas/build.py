@@ -25,11 +25,12 @@ from ..progress import Progress, no_progress
 from ..records.masked import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
 from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
 from ..stages import Counts, RunContext, Stage, plain
+from ..versions import read_vault_versions, split_cutoff
 from .backends import Backend, make_backend
 from .backends.base import Request
 from .decompose import BatchOutcome, findings_rows, now, run_batch
 from .incremental import BatchRows, StageTables, rows_frame, run_incremental
-from .inputs import PaperInput, input_hash, load_inputs
+from .inputs import PaperInput, Withheld, input_hash, load_inputs
 from .isolated import (
     WORKER,
     PaperJob,
@@ -51,6 +52,7 @@ class IdeasReport:
     model: str
     prompt_version: str
     papers: int = 0
+    withheld: int = 0  # pre-cutoff papers with no text of the version the vault holds
     reused: int = 0  # records or failures kept from an earlier run (same input hash)
     processed: int = 0  # papers asked this run
     records: int = 0
@@ -77,9 +79,13 @@ class IdeasReport:
         return self.leaky_answers / self.processed if self.processed else 0.0
 
 
-def read_inputs(paths: VaultPaths, only: Sequence[str] | None = None) -> list[PaperInput]:
-    """Every paper's input (``only``: just those ids, e.g. the targets)."""
+def read_inputs(paths: VaultPaths, only: Sequence[str] | None = None,
+                withheld: list[Withheld] | None = None) -> list[PaperInput]:
+    """Every paper's input (``only``: just those ids, e.g. the targets), each in the version
+    the vault holds at the split's cutoff; papers with no text of that version are listed in
+    ``withheld``."""
     papers = paths.store.read(PAPERS)
+    versions = read_vault_versions(paths.store, split_cutoff(paths.home))
     documents = paths.store.read_optional(DOCUMENTS)
     if documents is not None:
         documents = documents.filter(pl.col("arxiv_id").is_not_null())
@@ -87,7 +93,7 @@ def read_inputs(paths: VaultPaths, only: Sequence[str] | None = None) -> list[Pa
         papers = papers.filter(pl.col("arxiv_id").is_in(list(only)))
         if documents is not None:
             documents = documents.filter(pl.col("arxiv_id").is_in(list(only)))
-    return load_inputs(papers, documents)
+    return load_inputs(papers, documents, versions, withheld)
 
 
 def build_requests(inputs: Sequence[PaperInput], backend: Backend, prompt: Prompt,
@@ -107,7 +113,8 @@ def build_requests(inputs: Sequence[PaperInput], backend: Backend, prompt: Promp
 
 
 def _provenance(request: Request, backend: Backend, prompt_version: str) -> dict[str, Any]:
-    return {"arxiv_id": request.paper.arxiv_id, "backend": backend.name,
+    return {"arxiv_id": request.paper.arxiv_id, "version": request.paper.version,
+            "backend": backend.name,
             "model": backend.model, "prompt_version": prompt_version,
             "input_hash": request.custom_id, "input_source": request.paper.source,
             "input_note": request.paper.note}
@@ -210,8 +217,14 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
         return outcome_rows(outcome, backend, prompt_version)
 
     try:
-        requests = build_requests(read_inputs(paths), backend, prompt, settings)
-        report.papers = len(requests)
+        withheld: list[Withheld] = []
+        requests = build_requests(read_inputs(paths, withheld=withheld), backend, prompt,
+                                  settings)
+        report.papers, report.withheld = len(requests), len(withheld)
+        if withheld:
+            log(f"ideas: {len(withheld)} pre-cutoff papers withheld, with no text of the "
+                f"version the vault holds (e.g. {withheld[0].arxiv_id}: "
+                f"{withheld[0].reason})")
         report.by_source = dict(Counter(r.paper.source for r in requests))
         counts = run_incremental(
             paths, IDEAS_TABLES, requests, decompose, batch_size=settings.batch_size,
@@ -252,6 +265,7 @@ MASKED_RECORDS_STAGE = Stage(
         MASKED_RECORDS.name: {
             "dagster/row_count": r.records, "backend": r.backend, "model": r.model,
             "prompt_version": r.prompt_version, "papers": r.papers,
+            "withheld_no_pre_cutoff_text": r.withheld,
             "processed": r.processed, "reused": r.reused, "retried": r.retried,
             "leak_rate": round(r.leak_rate, 4), "leaks_masked": r.masked_findings,
             "judge_calls": r.judge_calls, "judge_errors": r.judge_errors,
@@ -286,7 +300,8 @@ def views_rows(records: pl.DataFrame, gate: Gate | None = None) -> list[dict[str
         for name, view in build_all(record).items():
             text, removed = mask_plain(view.text, gate)
             findings = [*view.removed, *removed]
-            rows.append({"arxiv_id": row["arxiv_id"], "view": name, "text": text,
+            rows.append({"arxiv_id": row["arxiv_id"], "version": row.get("version"),
+                         "view": name, "text": text,
                          **{k: row[k] for k in provenance}, "views_version": VIEWS_VERSION,
                          "n_chars": len(text or ""),
                          "masked_findings": [{"field": name, "kind": f.kind, "match": f.match,

@@ -50,11 +50,19 @@ def rows_frame(rows: list[dict], schema: TableSchema) -> pl.DataFrame:
     return pl.from_arrow(pa.Table.from_pylist(rows, schema=schema.arrow))  # type: ignore
 
 
+def _current(frame: pl.DataFrame, schema: TableSchema) -> pl.DataFrame:
+    """A table an older version wrote, with the nullable columns added since as nulls (its
+    rows are kept or replaced by their input hash as any other)."""
+    added = [pl.lit(None, dtype=schema.polars[c.name]).alias(c.name) for c in schema.columns
+             if c.name not in frame.columns and c.nullable]
+    return frame.with_columns(added).select(schema.names)
+
+
 def _previous(paths: VaultPaths, schema: TableSchema, saved: list[pl.DataFrame]
               ) -> pl.DataFrame:
     """The table with the checkpoints of an interrupted run, one row per input hash."""
     frames = [paths.store.read(schema), *saved]
-    frame = pl.concat([f.select(schema.names) for f in frames], how="vertical_relaxed")
+    frame = pl.concat([_current(f, schema) for f in frames], how="vertical_relaxed")
     return frame.unique("input_hash", keep="last", maintain_order=True)
 
 

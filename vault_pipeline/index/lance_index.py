@@ -35,6 +35,7 @@ from ..progress import Progress, no_progress
 from ..schemas import SPLITS, VIEWS_INDEX
 from ..splits.build import VAULT
 from ..splits.inputs import CleanViews, clean_views
+from ..versions import text_before, text_dates
 from .embedders import Embedder
 from .layout import (
     DISTANCE,
@@ -141,8 +142,9 @@ def archives_expr(column: str) -> pl.Expr:
 def vault_rows(paths: VaultPaths, exclude_evaluation: bool = True
                ) -> tuple[pl.DataFrame, CleanViews, date]:
     """Every row the index should hold: usable views of papers the splits put in the vault,
-    and, as a second guard, published before the cutoff; without the papers an evaluation
-    set uses, unless asked."""
+    and, as a second guard, published before the cutoff and read from a version written
+    before it (:func:`~vault_pipeline.versions.text_before`); without the papers an
+    evaluation set uses, unless asked."""
     splits = paths.store.read_required(SPLITS.name, ("arxiv_id", "split", "cutoff"))
     if splits.is_empty():
         raise VaultError("the splits table is empty: materialize splits first")
@@ -150,11 +152,19 @@ def vault_rows(paths: VaultPaths, exclude_evaluation: bool = True
     vault_ids = splits.filter(pl.col("split") == VAULT).select("arxiv_id")
     used = sorted(evaluation_papers(paths)) if exclude_evaluation else []
     vault_ids = vault_ids.filter(~pl.col("arxiv_id").is_in(used))
-    papers = paths.store.read_required("papers", ("arxiv_id", "published", "categories",
-                                             "primary_category"))
+    papers = paths.store.read_required("papers", ("arxiv_id", "published", "updated",
+                                                 "categories", "primary_category"))
     views = clean_views(paths.store.read_required("views", ("arxiv_id", "view", "text")))
-    rows = (views.views.select("arxiv_id", "view", "text")
-            .join(vault_ids, on="arxiv_id", how="semi")
+    chosen = views.views.select("arxiv_id", "version", "view", "text") \
+        if "version" in views.views.columns else \
+        views.views.select("arxiv_id", pl.lit(None, pl.Int32).alias("version"), "view", "text")
+    dated = text_dates(chosen.join(vault_ids, on="arxiv_id", how="semi"), papers)
+    late = dated.filter(~text_before(cutoff))
+    if late.height:
+        log.warning("%d views of %d vault papers left out of the index: read from a version "
+                    "written on or after the cutoff %s (rebuild documents and views at this "
+                    "cutoff)", late.height, late["arxiv_id"].n_unique(), cutoff)
+    rows = (dated.filter(text_before(cutoff)).select("arxiv_id", "version", "view", "text")
             .join(papers.select("arxiv_id", "published", "primary_category", "categories"),
                   on="arxiv_id", how="inner")
             .filter(pl.col("published") < cutoff)
@@ -171,7 +181,7 @@ def _sha256(text: str) -> str:
 
 def _existing(table) -> pl.DataFrame:
     """Keys, text hashes and metadata of the rows already indexed (not texts or vectors)."""
-    columns = [*KEY, "text_sha256", "published", "primary_category", "categories"]
+    columns = [*KEY, "text_sha256", "published", "primary_category", "categories", "version"]
     count = table.count_rows()
     if count == 0:
         return pl.from_arrow(VIEWS_INDEX.empty()).select(columns)  # type: ignore[union-attr]
@@ -209,11 +219,16 @@ def _open_or_create(db, schema: pa.Schema, embedder: Embedder, report: IndexRepo
     if TABLE in db.list_tables().tables:
         table = db.open_table(TABLE)
         meta = table.schema.metadata or {}
-        if (meta.get(META_EMBEDDER) == embedder.name.encode()
-                and meta.get(META_DIMENSION) == str(embedder.dimension).encode()):
+        same_model = (meta.get(META_EMBEDDER) == embedder.name.encode()
+                      and meta.get(META_DIMENSION) == str(embedder.dimension).encode())
+        missing = set(schema.names) - set(table.schema.names)
+        if same_model and not missing:
             return table
-        log.warning("index was built with %s; rebuilding it with %s",
-                    meta.get(META_EMBEDDER, b"?").decode(), embedder.name)
+        if same_model:
+            log.warning("index lacks columns %s; rebuilding it", sorted(missing))
+        else:
+            log.warning("index was built with %s; rebuilding it with %s",
+                        meta.get(META_EMBEDDER, b"?").decode(), embedder.name)
         report.rebuilt = True
     return db.create_table(TABLE, schema=schema, mode="overwrite")
 
@@ -273,12 +288,14 @@ def build_index(paths: VaultPaths, embedder: Embedder,
     joined = rows.join(existing.select(*KEY, pl.col("text_sha256").alias("old_sha"),
                                        pl.col("published").alias("old_published"),
                                        pl.col("categories").alias("old_categories"),
-                                       pl.col("primary_category").alias("old_primary")),
+                                       pl.col("primary_category").alias("old_primary"),
+                                       pl.col("version").alias("old_version")),
                        on=list(KEY), how="left")
     same_text = pl.col("old_sha") == pl.col("text_sha256")
     same_meta = ((pl.col("old_published") == pl.col("published"))
                  & (pl.col("old_primary").eq_missing(pl.col("primary_category")))
-                 & (pl.col("old_categories") == pl.col("categories")))
+                 & (pl.col("old_categories") == pl.col("categories"))
+                 & pl.col("old_version").eq_missing(pl.col("version")))
     to_embed = joined.filter(~same_text.fill_null(False)).select(rows.columns)
     moved = joined.filter(same_text.fill_null(False) & ~same_meta.fill_null(False))
     report.unchanged = joined.height - to_embed.height - moved.height

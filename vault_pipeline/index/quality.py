@@ -16,6 +16,7 @@ from ..schemas import SPLITS
 from ..splits.assign import TARGET_SPLITS
 from ..splits.build import VAULT
 from ..splits.inputs import clean_views
+from ..versions import text_before, text_dates
 from .embedders import Embedder
 from .lance_index import open_index
 from .search import SearchFilters, search
@@ -23,36 +24,41 @@ from .search import SearchFilters, search
 
 def _index_frame(table) -> pl.DataFrame:
     count = table.count_rows()
-    columns = ["arxiv_id", "view", "published", "text_sha256"]
-    if count == 0:
-        return pl.DataFrame(schema={"arxiv_id": pl.String, "view": pl.String,
-                                    "published": pl.Date, "text_sha256": pl.String})
+    columns = ["arxiv_id", "view", "published", "text_sha256", "version"]
+    if count == 0 or "version" not in table.schema.names:  # an index built before versions
+        frame = pl.DataFrame(schema={"arxiv_id": pl.String, "view": pl.String,
+                                     "published": pl.Date, "text_sha256": pl.String})
+        if count:
+            frame = pl.from_arrow(table.search().select(columns[:-1]).limit(count)
+                                  .to_arrow()).select(columns[:-1])  # type: ignore[union-attr]
+        return frame.with_columns(version=pl.lit(None, pl.Int32))
     return pl.from_arrow(table.search().select(columns).limit(count).to_arrow()).select(columns)
 
 
 def no_post_cutoff_rows(paths: VaultPaths, table=None) -> Outcome:
-    """Every index row is a vault paper published, and last revised, (per `papers`) before
-    the cutoff: its text cannot come from a version written after it."""
+    """Every index row is a vault paper published (per `papers`) before the cutoff, read
+    from a version created before it: its `version` is dated before the cutoff by the
+    paper's version history, or, of unknown version, the paper was last revised before it.
+    Its text cannot come from a version written after the cutoff."""
     table = table if table is not None else open_index(paths)
     index = _index_frame(table)
     splits = paths.store.read_required(SPLITS.name, ("arxiv_id", "split", "cutoff"))
     cutoff = splits["cutoff"][0]
     papers = paths.store.read_required("papers", ("arxiv_id", "published", "updated"))
-    joined = index.join(papers.select("arxiv_id", pl.col("published").alias("true_published"),
-                                      pl.col("updated").alias("true_updated")),
-                        on="arxiv_id", how="left").join(
-        splits.select("arxiv_id", "split"), on="arxiv_id", how="left")
+    joined = text_dates(index, papers).join(
+        papers.select("arxiv_id", pl.col("published").alias("true_published")),
+        on="arxiv_id", how="left").join(splits.select("arxiv_id", "split"), on="arxiv_id",
+                                        how="left")
     late = joined.filter((pl.col("true_published") >= cutoff) | (pl.col("published") >= cutoff)
-                         | pl.col("true_published").is_null()
-                         | (pl.col("true_updated") >= cutoff))
+                         | pl.col("true_published").is_null() | ~text_before(cutoff))
     outside = joined.filter(pl.col("split").ne_missing(VAULT))
     bad = pl.concat([late.select("arxiv_id"), outside.select("arxiv_id")]).unique()
     examples = bad.sort("arxiv_id").head(10)["arxiv_id"].to_list()
     return Outcome(bad.is_empty(),
-                   f"{bad.height} indexed papers are not vault papers published and revised "
-                   f"before {cutoff}" if not bad.is_empty() else
-                   f"all {index.height} rows are vault papers published and revised before "
-                   f"{cutoff}",
+                   f"{bad.height} indexed papers are not vault papers published, and read "
+                   f"from a version written, before {cutoff}" if not bad.is_empty() else
+                   f"all {index.height} rows are vault papers published, and read from a "
+                   f"version written, before {cutoff}",
                    {"rows": index.height, "cutoff": str(cutoff), "post_cutoff_rows": late.height,
                     "rows_outside_vault": outside.height, "examples": examples})
 

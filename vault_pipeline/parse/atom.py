@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from ..errors import RawFormatError
+from ..ids import parse_arxiv_id
 from .common import ParseReject, iso_date
 from .xml_stream import iter_elements, text_of
 
@@ -25,6 +26,8 @@ def parse_atom(stream: IO[bytes]) -> Iterator[dict | ParseReject]:
         if "/api/errors" in entry_id:
             message = " ".join((text_of(entry.find(f"{ATOM}summary")) or "").split())
             raise RawFormatError(f"arXiv API error feed: {message or entry_id}")
+        published = iso_date(text_of(entry.find(f"{ATOM}published")))
+        updated = iso_date(text_of(entry.find(f"{ATOM}updated")))
         categories = [c.get("term") for c in entry.findall(f"{ATOM}category") if c.get("term")]
         primary = entry.find(f"{ARXIV}primary_category")
         yield {
@@ -37,8 +40,9 @@ def parse_atom(stream: IO[bytes]) -> Iterator[dict | ParseReject]:
             ],
             "categories": categories or None,
             "primary_category": primary.get("term") if primary is not None else None,
-            "published": iso_date(text_of(entry.find(f"{ATOM}published"))),
-            "updated": iso_date(text_of(entry.find(f"{ATOM}updated"))),
+            "published": published,
+            "updated": updated,
+            "versions": entry_versions(entry_id, published, updated),
             "doi": text_of(entry.find(f"{ARXIV}doi")),
             "journal_ref": text_of(entry.find(f"{ARXIV}journal_ref")),
             "comments": text_of(entry.find(f"{ARXIV}comment")),
@@ -46,3 +50,18 @@ def parse_atom(stream: IO[bytes]) -> Iterator[dict | ParseReject]:
             "source": SOURCE,
             "position": entry.sourceline,
         }
+
+
+def entry_versions(entry_id: str, published, updated) -> list[dict] | None:
+    """The versions an entry dates: v1 (``published``) and the entry's own version
+    (``updated``: an answer for ``IDvK`` describes version K, its title and abstract too);
+    None when the id carries no version."""
+    try:
+        version = parse_arxiv_id(entry_id).version
+    except ValueError:
+        return None
+    if not version or published is None:
+        return None
+    if version == 1:
+        return [{"version": 1, "created": published}]
+    return [{"version": 1, "created": published}, {"version": version, "created": updated}]

@@ -22,6 +22,7 @@ CANDIDATE_SCHEMA = pl.Schema(
         "primary_category": pl.String,
         "published": pl.Date,
         "updated": pl.Date,
+        "versions": pl.List(pl.Struct({"version": pl.Int32, "created": pl.Date})),
         "doi": pl.String,
         "journal_ref": pl.String,
         "comments": pl.String,

@@ -71,6 +71,7 @@ def _arxiv_raw(meta: etree._Element) -> Record:
         "primary_category": categories[0] if categories else None,
         "published": versions[0][1] if versions else None,
         "updated": versions[-1][1] if versions else None,
+        "versions": [{"version": n, "created": d} for n, d in versions if n > 0] or None,
         "doi": text_of(meta.find(f"{ARXIV_RAW}doi")),
         "journal_ref": text_of(meta.find(f"{ARXIV_RAW}journal-ref")),
         "comments": text_of(meta.find(f"{ARXIV_RAW}comments")),

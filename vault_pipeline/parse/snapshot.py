@@ -186,11 +186,13 @@ def snapshot_candidates(records: pl.LazyFrame, *keep: str) -> pl.LazyFrame:
     Values used more than once (version dates, the parsed-authors test, categories) are
     computed once as columns first: ``when`` branches and ``list.eval`` escape
     common-subexpression elimination."""
-    created = pl.col("versions").list.eval(
-        pl.element().struct.field("created").str.strptime(pl.Date, _RFC2822, strict=False))
-    max_version = pl.col("versions").list.eval(
-        pl.element().struct.field("version").str.strip_prefix("v").cast(pl.Int32, strict=False)
-    ).list.max()
+    versions = pl.col("versions").list.eval(pl.struct(
+        version=pl.element().struct.field("version").str.strip_prefix("v")
+        .cast(pl.Int32, strict=False),
+        created=pl.element().struct.field("created").str.strptime(pl.Date, _RFC2822,
+                                                                    strict=False)))
+    created = pl.col("_versions").list.eval(pl.element().struct.field("created"))
+    numbers = pl.col("_versions").list.eval(pl.element().struct.field("version"))
     parsed_names = pl.col("authors_parsed").list.eval(pl.concat_str(
         [pl.element().list.get(1, null_on_oob=True), pl.element().list.get(0, null_on_oob=True),
          pl.element().list.get(2, null_on_oob=True)],
@@ -202,16 +204,14 @@ def snapshot_candidates(records: pl.LazyFrame, *keep: str) -> pl.LazyFrame:
         .str.replace_all(WHITESPACE_TO_COLLAPSE, " ").str.replace_all(r",? and ", ", ")
         .str.split(", ")
     )
-    numbers = pl.col("versions").list.eval(
-        pl.element().struct.field("version").str.strip_prefix("v").cast(pl.Int32, strict=False))
-    return records.with_columns(
+    return records.with_columns(_versions=versions).with_columns(
         _created=created,
         _numbers=numbers,
-        _max_version=max_version,
         _has_parsed=pl.col("authors_parsed").list.len() > 0,
         _categories=pl.col("categories").str.split(" "),
         _id=pl.col("id").str.strip_chars(),
     ).with_columns(
+        _max_version=pl.col("_numbers").list.max(),
         # v1's date and the last version's date, by version number, never min and max: a v1
         # dated after a later version must stay visible to validation, not be swapped
         _v1=pl.col("_created").list.get(pl.col("_numbers").list.arg_min(), null_on_oob=True),
@@ -231,6 +231,7 @@ def snapshot_candidates(records: pl.LazyFrame, *keep: str) -> pl.LazyFrame:
         # a later version dated before v1 shows as an update before publication (rejected)
         updated=pl.when(pl.col("_earliest") < pl.col("_v1")).then("_earliest")
         .otherwise(pl.coalesce("_last", "_earliest")),
+        versions=pl.when(pl.col("_versions").list.len() > 0).then("_versions"),
         doi=pl.col("doi"),
         journal_ref=pl.col("journal-ref"),
         comments=pl.col("comments"),

@@ -5,23 +5,32 @@ Files are stored under the names the documents stage reads the arXiv id from:
 ``.pdf`` when arXiv only has a PDF), with ``/`` of old-style ids replaced by ``_``
 (``hep-th_9901001v2.pdf``); ``origin`` is the URL. A file already in the raw zone under its
 name is not asked for again, and a paper that failed (withdrawn, no source) is not retried
-until ``retry_failed``."""
+until ``retry_failed``.
+
+Each paper is fetched in the version the vault holds at the split's cutoff
+(:mod:`vault_pipeline.versions`): its latest, except for a paper published before the cutoff
+and revised after it, which is fetched by versioned id in the last version created before
+the cutoff (``/pdf/IDvK``, ``/e-print/IDvK``); one whose earlier versions no source lists is
+not fetched (:func:`plan` names it in ``unversioned``)."""
 
 from __future__ import annotations
 
 import gzip
 import io
+import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import polars as pl
 
 from ..errors import RawFormatError
-from ..schemas import PAPERS
+from ..schemas import PAPER_VERSIONS, PAPERS
+from ..versions import split_cutoff, vault_versions
 from .config import FulltextScope
 from .context import HarvestContext
 from .http import HarvestError
 
+log = logging.getLogger(__name__)
 KINDS = ("pdf", "eprint")
 CURSOR = "fulltext-failures"
 
@@ -77,9 +86,14 @@ def stored_stems(ctx: HarvestContext) -> set[str]:
 
 def papers_in_scope(ctx: HarvestContext, scope: FulltextScope,
                     ids: list[str] | None = None) -> pl.DataFrame:
+    """The papers to fetch, newest first, each with the version to fetch (``latest_version``
+    is the one the vault holds: see the module docstring; null when the source gave no
+    version number, or for a revised paper with no known pre-cutoff version, then
+    ``unversioned`` is true)."""
     frame = ctx.paths.store.scan_optional(PAPERS)
     if frame is None:
-        return pl.DataFrame(schema={"arxiv_id": pl.String, "latest_version": pl.Int32})
+        return pl.DataFrame(schema={"arxiv_id": pl.String, "latest_version": pl.Int32,
+                                    "published": pl.Date, "unversioned": pl.Boolean})
     if ids:
         frame = frame.filter(pl.col("arxiv_id").is_in(ids))
     else:
@@ -91,8 +105,17 @@ def papers_in_scope(ctx: HarvestContext, scope: FulltextScope,
             frame = frame.filter(pl.col("published") >= scope.published_from)
         if scope.published_until:
             frame = frame.filter(pl.col("published") <= scope.published_until)
-    return (frame.select("arxiv_id", "latest_version", "published")
-            .sort("published", "arxiv_id", descending=[True, False]).collect())
+    held = vault_versions(frame, ctx.paths.store.read_optional(PAPER_VERSIONS),
+                          split_cutoff(ctx.paths.home)).filter("revised")
+    chosen = (frame.select("arxiv_id", "latest_version", "published").collect()
+              .join(held.select("arxiv_id", pl.col("version").alias("_held"), "revised"),
+                    on="arxiv_id", how="left"))
+    revised = pl.col("revised").fill_null(False)
+    return (chosen.select(
+        "arxiv_id",
+        latest_version=pl.when(revised).then("_held").otherwise("latest_version"),
+        published="published", unversioned=revised & pl.col("_held").is_null())
+        .sort("published", "arxiv_id", descending=[True, False]))
 
 
 def plan(ctx: HarvestContext, scope: FulltextScope | None = None, ids: list[str] | None = None,
@@ -108,7 +131,14 @@ def plan(ctx: HarvestContext, scope: FulltextScope | None = None, ids: list[str]
     failed = {} if retry_failed else ctx.cursors.load(CURSOR)
     base = {"pdf": ctx.config.arxiv.pdf_url, "eprint": ctx.config.arxiv.eprint_url}
     items = []
-    for arxiv_id, version, _published in papers_in_scope(ctx, scope, ids).iter_rows():
+    papers = papers_in_scope(ctx, scope, ids)
+    unversioned = papers.filter("unversioned")["arxiv_id"].to_list()
+    if unversioned:  # revised after the cutoff, no earlier version known: nothing is safe
+        log.warning("%d paper(s) not fetched: revised after the cutoff and no source lists "
+                    "their earlier versions (e.g. %s)", len(unversioned), unversioned[0])
+    for arxiv_id, version, _published, late in papers.iter_rows():
+        if late:
+            continue
         for kind in kinds:
             suffix = f"v{version}" if version else ""
             item = FulltextItem(arxiv_id, version, kind,

@@ -1,10 +1,12 @@
 """The `splits` table: every paper exactly once, as `vault`, a target split or `excluded`,
 each with the reason, the cutoff and the seed.
 
-Pre-cutoff papers (published before the cutoff) form the retrievable vault, unless their
-latest version is dated on or after the cutoff: the vault keeps each paper's latest text, which
-may then hold post-cutoff content, so such a paper is excluded (neither indexed nor a
-target). A post-cutoff
+Pre-cutoff papers (published before the cutoff) form the retrievable vault, each in the last
+version created before the cutoff (:mod:`vault_pipeline.versions`; `version` says which): a
+paper revised after the cutoff stays in the vault through that earlier version, whose text
+the documents, views and index hold. Only a paper revised after the cutoff whose earlier
+versions no source lists is excluded (neither indexed nor a target): its one known text may
+hold post-cutoff content. A post-cutoff
 paper becomes a target when, as in seed 002, it has all five usable views, is
 methodological, is filed under one of the configured fields (machine learning by default),
 its full text came from its LaTeX source, and enough of its cited work is in the vault;
@@ -22,7 +24,16 @@ import polars as pl
 
 from ..ideas.views import VIEW_NAMES
 from ..paths import VaultPaths
-from ..schemas import CITATIONS, DOCUMENTS, MASKED_RECORDS, PAPERS, SPLITS, VIEWS
+from ..schemas import (
+    CITATIONS,
+    DOCUMENTS,
+    MASKED_RECORDS,
+    PAPER_VERSIONS,
+    PAPERS,
+    SPLITS,
+    VIEWS,
+)
+from ..versions import text_before, text_dates, vault_versions
 from . import assign
 from .classifiers import UNCLASSIFIED, ClassifierInput, ExtractiveClassifier, input_sha256
 from .coverage import Coverage, coverage
@@ -87,6 +98,19 @@ REVISED, NO_VIEWS, BAD_VIEWS, MISSING_VIEWS = ("revised after the cutoff", "no v
 OUTSIDE_FIELDS, NO_LATEX, LATEX_UNKNOWN = ("outside the fields", "no LaTeX source",
                                            "LaTeX source unknown")
 FEW_CITED, CITATIONS_UNKNOWN = "cited work in vault below threshold", "citations unknown"
+
+
+def _late_views(views: pl.DataFrame | None, papers: pl.DataFrame, vault: pl.Series,
+                cutoff) -> dict[str, str]:
+    """Vault papers whose views were read from a version written on or after the cutoff
+    (the index leaves them out), with that version."""
+    if views is None or "version" not in views.columns:
+        return {}
+    rows = views.filter(pl.col("arxiv_id").is_in(vault.implode())).select(
+        "arxiv_id", "version").unique()
+    late = text_dates(rows, papers).filter(~text_before(cutoff))
+    return {pid: str(version) if version is not None else "?"
+            for pid, version in late.select("arxiv_id", "version").iter_rows()}
 
 
 def _coverage_verdict(cov: Coverage, threshold: float) -> tuple[bool | None, str]:
@@ -156,17 +180,22 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
                    records: pl.DataFrame | None, citations: pl.DataFrame | None,
                    documents: pl.DataFrame | None, settings: SplitSettings,
                    classifier: Classifier | None = None,
-                   previous: pl.DataFrame | None = None) -> tuple[pl.DataFrame, SplitsReport]:
+                   previous: pl.DataFrame | None = None,
+                   earlier: pl.DataFrame | None = None) -> tuple[pl.DataFrame, SplitsReport]:
     """The splits of ``papers``: a pure function of the tables and the settings (and, with
-    sizes, of the previous assignment under the same cutoff and seed)."""
+    sizes, of the previous assignment under the same cutoff and seed); ``earlier`` is the
+    `paper_versions` table, where known."""
     report = SplitsReport()
-    if "categories" not in papers.columns:
-        papers = papers.with_columns(categories=pl.lit(None, pl.List(pl.String)))
+    for column, dtype in (("categories", pl.List(pl.String)), ("latest_version", pl.Int32),
+                          ("versions", PAPERS.polars["versions"])):
+        if column not in papers.columns:
+            papers = papers.with_columns(pl.lit(None, dtype).alias(column))
     papers = papers.select("arxiv_id", "published", "updated", "title", "abstract",
-                           "categories").unique("arxiv_id")
-    early = papers.filter(pl.col("published") < settings.cutoff)
-    revised = (pl.col("updated") >= settings.cutoff).fill_null(False)
-    before = early.filter(~revised)
+                           "categories", "latest_version", "versions").unique("arxiv_id")
+    held = vault_versions(papers, earlier, settings.cutoff)
+    early = held.join(papers.select("arxiv_id", "published"), on="arxiv_id")
+    unknown = pl.col("revised") & pl.col("version").is_null()
+    before = early.filter(~unknown)
     after = papers.filter(pl.col("published") >= settings.cutoff).sort("arxiv_id")
     report.post_cutoff = after.height
     if after.is_empty():
@@ -177,20 +206,37 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
                  else {})
     has_views = set(clean.views["arxiv_id"].to_list()) if clean is not None else set()
 
+    late_views = _late_views(clean.views if clean is not None else None, papers,
+                             before["arxiv_id"], settings.cutoff)
+    if late_views:
+        report.warnings.append(
+            f"{len(late_views)} vault paper(s) have views read from a version written on or "
+            "after the cutoff (documents and ideas ran at another cutoff): they are not "
+            "indexed until those stages run at this one")
     rows: list[dict[str, Any]] = []
-    for paper in early.filter(revised).iter_rows(named=True):
+    for paper in early.filter(unknown).iter_rows(named=True):
         rows.append({"arxiv_id": paper["arxiv_id"], "split": EXCLUDED,
                      "published": paper["published"],
                      "reason": f"published {paper['published']}, before the cutoff, but its "
-                               f"latest version is of {paper['updated']}: its text may hold "
-                               f"post-cutoff content, so it is neither indexed nor a target",
+                               f"latest version is of {paper['updated']} and no source lists "
+                               "its earlier versions: its one known text may hold "
+                               "post-cutoff content, so it is neither indexed nor a target",
                      "_kinds": [REVISED]})
     for paper in before.iter_rows(named=True):
         reason = f"published {paper['published']}, before the cutoff"
+        if paper["revised"]:
+            reason += (f"; revised after it (v{paper['latest_version'] or '?'} of "
+                       f"{paper['updated']}): the vault holds v{paper['version']} of "
+                       f"{paper['created']}")
+            if paper["note"]:
+                reason += f" ({paper['note']})"
         if paper["arxiv_id"] not in has_views:
             reason += "; no views yet, so not in the index"
+        elif paper["arxiv_id"] in late_views:
+            reason += (f"; its views are of v{late_views[paper['arxiv_id']]}, written after "
+                       "the cutoff, so not in the index")
         rows.append({"arxiv_id": paper["arxiv_id"], "split": VAULT, "reason": reason,
-                     "published": paper["published"]})
+                     "published": paper["published"], "version": paper["version"]})
 
     ids = after["arxiv_id"].to_list()
     recs = _records_by_id(records, ids)
@@ -226,7 +272,8 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
         covered, cov_text = _coverage_verdict(cov, settings.min_cited_in_vault)
         _weigh(covered, cov_text, FEW_CITED, CITATIONS_UNKNOWN, verdicts, settings,
                report)
-        row = {"arxiv_id": pid, "published": paper["published"], "paper_kind": kind.kind,
+        row = {"arxiv_id": pid, "published": paper["published"],
+               "version": paper["latest_version"], "paper_kind": kind.kind,
                "classifier": kind.classifier, "kind_evidence": kind.evidence,
                "kind_input_sha256": hashes[pid], "cited_works": cov.cited,
                "cited_in_vault": cov.in_vault}
@@ -251,7 +298,8 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
     if not rows:  # no metadata yet (PDFs alone, say): empty splits, not a crash
         report.warnings.append("no papers (no metadata in the raw zone): the splits are empty")
         return SPLITS.polars.to_frame(), report
-    frame = pl.DataFrame(rows, schema_overrides={"published": pl.Date}, infer_schema_length=None)
+    frame = pl.DataFrame(rows, schema_overrides={"published": pl.Date, "version": pl.Int32},
+                         infer_schema_length=None)
     frame = frame.with_columns(pl.lit(settings.cutoff).alias("cutoff"),
                                pl.lit(settings.seed, pl.Int64).alias("seed"))
     for column in SPLITS.names:
@@ -313,7 +361,8 @@ def build_splits(paths: VaultPaths, settings: SplitSettings,
     views = store.read_optional(VIEWS)
     frame, report = compute_splits(
         papers, views, store.read_optional(MASKED_RECORDS), store.read_optional(CITATIONS),
-        store.read_optional(DOCUMENTS), settings, classifier, store.read_optional(SPLITS))
+        store.read_optional(DOCUMENTS), settings, classifier, store.read_optional(SPLITS),
+        store.read_optional(PAPER_VERSIONS))
     if views is None:
         report.warnings.append("no views table: no paper can be a target yet")
     paths.store.write(SPLITS, frame)

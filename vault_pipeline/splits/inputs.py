@@ -20,7 +20,8 @@ PROVENANCE = ("backend", "model", "prompt_version", "input_hash")
 
 @dataclass(frozen=True)
 class CleanViews:
-    views: pl.DataFrame  # one row per (arxiv_id, view): arxiv_id, view, text, provenance
+    views: pl.DataFrame  # one row per (arxiv_id, view): arxiv_id, view, text, version,
+    # provenance (those the table has)
     problems: pl.DataFrame  # arxiv_id, view, problem
     duplicates_collapsed: int
 
@@ -28,7 +29,8 @@ class CleanViews:
 def clean_views(views: pl.DataFrame) -> CleanViews:
     """One usable row per (paper, view), and every row that could not be used, with why."""
     require_columns(views, "views", ("arxiv_id", "view", "text"))
-    keep = ["arxiv_id", "view", "text", *(c for c in PROVENANCE if c in views.columns)]
+    keep = ["arxiv_id", "view", "text",
+            *(c for c in ("version", *PROVENANCE) if c in views.columns)]
     frame = views.select(keep).with_columns(
         pl.col("text").str.strip_chars().alias("text"))
     problem = (
