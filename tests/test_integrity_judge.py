@@ -17,10 +17,11 @@ SENTENCES = ["Our model beats every baseline by a wide margin in all runs.",
              "Accuracy should exceed the baseline if the prior is correct."]
 
 
-def _small_head() -> finetuned.Head:
+def _small_head(hashed_version: str = "judge-lr/other") -> finetuned.Head:
     rng = np.random.default_rng(0)
     return finetuned.Head({"encoder.layer.5.output.dense.bias": rng.normal(size=384)},
-                          rng.normal(size=384), 0.25, 64, 0.5, 0.4, 0.2, {"sentences": 3})
+                          rng.normal(size=384), 0.25, 64, 0.5, 0.4, 0.2,
+                          {"sentences": 3, "hashed_version": hashed_version})
 
 
 def test_a_head_is_saved_and_loaded_unchanged(tmp_path: Path) -> None:
@@ -62,7 +63,7 @@ def test_without_a_buildable_minilm_the_hashed_judge_is_used_and_it_is_said(
     def cannot_build(*_args, **_kwargs):
         raise RuntimeError("no exporter here")
 
-    _small_head().save(tmp_path / "head.npz")
+    _small_head(classifier.load_hashed().version).save(tmp_path / "head.npz")
     monkeypatch.setattr(finetuned, "HEAD", tmp_path / "head.npz")
     monkeypatch.setattr(finetuned, "FineTunedScorer", cannot_build)
     finetuned.load_scorer.cache_clear()
@@ -71,7 +72,24 @@ def test_without_a_buildable_minilm_the_hashed_judge_is_used_and_it_is_said(
         with caplog.at_level(logging.WARNING):
             judge = classifier.load()
         assert isinstance(judge, classifier.SentenceJudge)
-        assert "hashed n-gram judge alone" in caplog.text
+        assert "cannot be built here (no exporter here)" in caplog.text
+    finally:
+        finetuned.load_scorer.cache_clear()
+        classifier.load.cache_clear()
+
+
+def test_a_head_blended_with_another_hashed_judge_is_not_used(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+        tmp_path: Path) -> None:
+    _small_head("judge-lr/0123456789ab").save(tmp_path / "head.npz")
+    monkeypatch.setattr(finetuned, "HEAD", tmp_path / "head.npz")
+    finetuned.load_scorer.cache_clear()
+    classifier.load.cache_clear()
+    try:
+        with caplog.at_level(logging.WARNING):
+            judge = classifier.load()
+        assert isinstance(judge, classifier.SentenceJudge)
+        assert "was blended with judge-lr/0123456789ab" in caplog.text
     finally:
         finetuned.load_scorer.cache_clear()
         classifier.load.cache_clear()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 WEIGHTS = Path(__file__).parent / "data" / "judge_weights.npz"
+log = logging.getLogger(__name__)
 N_FEATURES = 2 ** 18
 _DIGIT = re.compile(r"\d")
 
@@ -143,10 +145,17 @@ class BlendedJudge:
 def load() -> SentenceJudge | BlendedJudge | None:
     """The shipped offline judge: the blend when the fine-tuned MiniLM head ships and its
     ONNX model can be built here, else the hashed judge alone (None when neither ships)."""
-    from .finetuned import load_scorer
+    from .finetuned import load_head, load_scorer
 
     hashed = load_hashed()
-    tuned = load_scorer() if hashed is not None else None
+    head = load_head() if hashed is not None else None
+    if head is not None and head.meta.get("hashed_version") != hashed.version:
+        log.warning("offline judge: the MiniLM head was blended with %s, not the shipped %s; "
+                    "using the hashed n-gram judge alone (train both again: python -m "
+                    "vault_pipeline.integrity.finetune)", head.meta.get("hashed_version"),
+                    hashed.version)
+        return hashed
+    tuned = load_scorer() if head is not None else None
     return BlendedJudge(hashed, tuned) if tuned is not None else hashed
 
 

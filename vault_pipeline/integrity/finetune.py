@@ -223,15 +223,16 @@ def train(rows: Sequence[dict], save_oof: str | None = None
     layers = {f"{LAYER_PREFIX}{first + i}.{name}": value.detach().numpy().astype(np.float16)
               for i, layer in enumerate(net.layers)
               for name, value in layer.state_dict().items()}
+    hashed_judge = classifier.train(rows, oof=hashed)
     meta = {"trained_on_sha256": rows_sha256(rows), "sentences": len(rows),
             "results": int(labels.sum()), "top_layers": TOP_LAYERS, "epochs": EPOCHS,
+            "hashed_version": hashed_judge.version,
             "threshold_rule": f"blend alone keeps {MIN_KEPT} (strict: {STRICT_KEPT}) of "
                               "clean sentences (5-fold grouped by document, dev + train)"}
     head = Head(layers, net.head.weight.detach().numpy()[0].astype(np.float64) * SCALE,
                 float(net.head.bias.detach().numpy()[0]), MAX_TOKENS, best,
                 classifier.choose_threshold(blended, labels, MIN_KEPT),
                 classifier.choose_threshold(blended, labels, STRICT_KEPT), meta)
-    hashed_judge = classifier.train(rows, oof=hashed)
     return head, hashed_judge
 
 
