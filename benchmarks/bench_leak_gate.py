@@ -11,6 +11,12 @@ offline classifier shipped with the package), `combined` (any of them). The LLM 
 an LLM backend and is not measured here. Goal on `heldout`: recall >= 0.99 of result
 sentences, clean kept >= 0.95.
 
+Each table has one block of columns per offline judge, side by side in one run: `anchor`
+(the hashed n-gram judge as first shipped, `benchmarks/data/judge_weights_anchor.npz`),
+`hashed` (the hashed judge now shipped, the fallback) and `shipped` (what
+`classifier.load()` gives: the blend with the fine-tuned MiniLM when it can be built here),
+with the cost of all layers and of each judge in ms per sentence.
+
 External check: the test split of CSAbstruct (Cohan et al. 2019, AllenAI, Apache-2.0; 226
 computer-science abstracts, sentence roles labelled by crowd workers), copied to
 `benchmarks/data/csabstruct_test.jsonl`. Its `result` role is taken as a result sentence and
@@ -20,6 +26,7 @@ over to text and labels it never saw, not the goal's figure."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -44,6 +51,7 @@ from vault_pipeline.integrity.source import results_context  # noqa: E402
 
 SAMPLE = ROOT / "vault_pipeline" / "sample" / "raw"
 CSABSTRUCT = ROOT / "benchmarks" / "data" / "csabstruct_test.jsonl"
+ANCHOR = ROOT / "benchmarks" / "data" / "judge_weights_anchor.npz"
 GOAL_RECALL, GOAL_KEPT = 0.99, 0.95
 
 
@@ -75,9 +83,16 @@ def _pdf_texts(folder: Path) -> dict[str, str]:
     return out
 
 
-def source_layer(papers: dict[str, str]):
-    """Flags a sentence that repeats a figure or outcome phrase of the *rest* of its paper."""
-    judge = classifier.load()
+def source_layer(papers: dict[str, str], judge):
+    """Flags a sentence that repeats a figure or outcome phrase of the *rest* of its paper
+    (whose result sentences are found by the rules and ``judge``). The judge's verdicts are
+    kept per sentence: each row reads its paper again, less its own sentence."""
+    seen: dict[str, bool] = {}
+
+    def judged(texts: list[str]) -> list[bool]:
+        new = [t for t in dict.fromkeys(texts) if t not in seen]
+        seen.update(zip(new, judge.flags(new) if new else [], strict=True))
+        return [seen[t] for t in texts]
 
     def flags(rows: list[dict]) -> list[bool]:
         out = []
@@ -90,19 +105,51 @@ def source_layer(papers: dict[str, str]):
             paper = PaperInput(row["doc"], "", "" if row["source"].startswith("pdf") else rest,
                                rest if row["source"].startswith("pdf") else None, None,
                                "pdf", None)
-            context = results_context(paper, judge.flags if judge else None)
+            context = results_context(paper, judged if judge else None)
             out.append(bool(context.findings(row["text"])))
         return out
 
     return flags
 
 
-def _print(scores) -> None:
-    print(f"  {'layer':<9} {'sentences':>9} {'results':>7} {'recall':>7} {'precision':>9} "
-          f"{'clean kept':>10}")
-    for s in scores:
-        print(f"  {s.layer:<9} {s.sentences:>9} {s.results:>7} {s.recall:>7.3f} "
-              f"{s.precision:>9.3f} {s.clean_kept:>10.3f}")
+def _judges() -> dict[str, object]:
+    """The judges compared: the anchor (the hashed judge as first shipped, trained on the
+    labelled set before the CSAbstruct relabelling), the hashed judge now shipped (the
+    fallback) and the shipped offline judge (the blend with the fine-tuned MiniLM when it
+    can be built here)."""
+    judges = {"anchor": classifier.load_hashed(ANCHOR), "hashed": classifier.load_hashed(),
+              "shipped": classifier.load()}
+    if judges["shipped"] is judges["hashed"]:
+        del judges["shipped"]
+    return {name: judge for name, judge in judges.items() if judge is not None}
+
+
+def _layers(judge, papers: dict[str, str] | None) -> dict:
+    layers = {"rules": rules_layer}
+    if papers is not None:
+        layers["source"] = source_layer(papers, judge)
+    layers["judge"] = functools.partial(judge_layer, judge=judge)
+    return layers
+
+
+def _print(columns: dict[str, list]) -> None:
+    """One row per layer, one block of columns per judge."""
+    names = list(columns)
+    print(f"  {'layer':<9} {'n':>5} {'results':>7} " + " | ".join(
+        f"{name + ': recall':>15} {'precision':>9} {'kept':>6}" for name in names))
+    for i, first in enumerate(columns[names[0]]):
+        cells = " | ".join(f"{columns[n][i].recall:>15.3f} {columns[n][i].precision:>9.3f} "
+                           f"{columns[n][i].clean_kept:>6.3f}" for n in names)
+        print(f"  {first.layer:<9} {first.sentences:>5} {first.results:>7} {cells}")
+
+
+def _timed(split: str, judges: dict, rows: list[dict], papers) -> tuple[dict, dict]:
+    scores, ms = {}, {}
+    for name, judge in judges.items():
+        started = time.perf_counter()
+        scores[name] = evaluate(split, _layers(judge, papers), rows)
+        ms[name] = (time.perf_counter() - started) / len(rows) * 1000
+    return scores, ms
 
 
 def main() -> None:
@@ -110,40 +157,43 @@ def main() -> None:
     parser.add_argument("--papers", type=Path, default=ROOT.parent / "shared" / "fixtures"
                         / "pdfs", help="folder of the real PDFs the labelled set quotes")
     args = parser.parse_args()
-    judge = classifier.load()
-    print(f"machine: {os.cpu_count()} cores; offline judge {judge.version} (threshold "
-          f"{judge.threshold:.3f}, strict {judge.strict_threshold:.3f})" if judge
-          else "no offline judge")
+    judges = _judges()
+    print(f"machine: {os.cpu_count()} cores; offline judges compared:")
+    for name, judge in judges.items():
+        print(f"  {name:<8} {judge.version} (threshold {judge.threshold:.3f}, strict "
+              f"{judge.strict_threshold:.3f}; trained on {judge.meta.get('sentences')} "
+              "dev + train sentences)")
     papers = _abstracts()
     if args.papers.is_dir():
         papers |= _pdf_texts(args.papers)
     else:
         print(f"  ({args.papers} not found: the source layer sees abstracts only)")
-    layers = {"rules": rules_layer, "source": source_layer(papers), "judge": judge_layer}
+    for judge in judges.values():  # first use builds a model: not part of the timings
+        judge.flags(["warm-up sentence."])
     for split in ("heldout", "dev"):
         rows = load_rows(split)
-        started = time.perf_counter()
-        scores = evaluate(split, layers, rows)
-        seconds = time.perf_counter() - started
-        print(f"\n{split}: {len(rows)} sentences ({seconds / len(rows) * 1000:.2f} ms per "
-              "sentence, all layers)")
+        scores, ms = _timed(split, judges, rows, papers)
+        print(f"\n{split}: {len(rows)} sentences; all layers, ms per sentence: "
+              + ", ".join(f"{n} {v:.2f}" for n, v in ms.items()))
         _print(scores)
         by_kind: dict[str, list[dict]] = defaultdict(list)
         for row in rows:
             by_kind[row["source"].split(":")[0]].append(row)
         for kind, part in sorted(by_kind.items()):
-            print(f" {split} / {kind}:")
-            _print([s for s in evaluate(split, layers, part) if s.layer == "combined"])
-        copying = evaluate(split, {"rules": rules_layer, "strict judge": strict_judge_layer},
-                           rows)
+            print(f" {split} / {kind} (combined):")
+            _print({n: [s for s in evaluate(split, _layers(j, papers), part)
+                        if s.layer == "combined"] for n, j in judges.items()})
         print(f" {split} / what the extractive reader may copy (rules + judge at its strict "
               "threshold):")
-        _print([s for s in copying if s.layer != "rules"])
+        _print({n: [s for s in evaluate(split, {"rules": rules_layer, "strict": functools.partial(
+            strict_judge_layer, judge=j)}, rows) if s.layer == "combined"]
+                for n, j in judges.items()})
         if split == "heldout":
-            combined = next(s for s in scores if s.layer == "combined")
-            met = combined.recall >= GOAL_RECALL and combined.clean_kept >= GOAL_KEPT
-            print(f"  goal (recall >= {GOAL_RECALL}, clean kept >= {GOAL_KEPT}): "
-                  f"{'met' if met else 'NOT met'}")
+            for name, result in scores.items():
+                combined = next(s for s in result if s.layer == "combined")
+                met = combined.recall >= GOAL_RECALL and combined.clean_kept >= GOAL_KEPT
+                print(f"  goal (recall >= {GOAL_RECALL}, clean kept >= {GOAL_KEPT}) with "
+                      f"{name}: {'met' if met else 'NOT met'}")
     if CSABSTRUCT.exists():
         abstracts = [json.loads(line) for line in CSABSTRUCT.read_text().splitlines()
                      if line.strip()]
@@ -152,17 +202,20 @@ def main() -> None:
                     for a in abstracts
                     for text, role in zip(a["sentences"], a["labels"], strict=True)]
         print(f"\nexternal: CSAbstruct test, {len(external)} sentences (crowd roles; "
-              "`result` = result)")
-        _print(evaluate("csabstruct", {"rules": rules_layer, "judge": judge_layer}, external))
-    started = time.perf_counter()
+              "`result` = result; never trained on)")
+        _print({n: evaluate("csabstruct", _layers(j, None), external)
+                for n, j in judges.items()})
     sample = [s for r in load_rows() for s in sentences(r["text"])][:2000]
-    rules_layer([{"text": s} for s in sample])
-    rules_s = time.perf_counter() - started
     started = time.perf_counter()
-    judge_layer([{"text": s} for s in sample])
-    judge_s = time.perf_counter() - started
-    print(f"\nspeed on {len(sample)} sentences: rules {len(sample) / rules_s:,.0f}/s, offline "
-          f"judge {len(sample) / judge_s:,.0f}/s")
+    rules_layer([{"text": s} for s in sample])
+    speeds = [f"rules {len(sample) / (time.perf_counter() - started):,.0f}/s"]
+    for name, judge in judges.items():
+        started = time.perf_counter()
+        judge.flags(sample)
+        seconds = time.perf_counter() - started
+        speeds.append(f"{name} judge {len(sample) / seconds:,.0f}/s "
+                      f"({seconds / len(sample) * 1000:.2f} ms/sentence)")
+    print(f"\nspeed on {len(sample)} sentences: " + ", ".join(speeds))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 WEIGHTS = Path(__file__).parent / "data" / "judge_weights.npz"
+log = logging.getLogger(__name__)
 N_FEATURES = 2 ** 18
 _DIGIT = re.compile(r"\d")
 
@@ -58,8 +60,8 @@ class SentenceJudge:
 
     coef: np.ndarray  # dense, 2 * N_FEATURES
     intercept: float
-    threshold: float  # masking a made record: keeps ~92 % of clean sentences out of fold
-    strict_threshold: float  # choosing what to copy from a paper: keeps ~80 %
+    threshold: float  # masking a made record: keeps MIN_KEPT of clean sentences out of fold
+    strict_threshold: float  # choosing what to copy from a paper: keeps STRICT_KEPT
     meta: dict
 
     @property
@@ -92,8 +94,8 @@ class SentenceJudge:
 
 
 @functools.lru_cache(maxsize=1)
-def load(path: Path = WEIGHTS) -> SentenceJudge | None:
-    """The shipped judge, or None when the weights file is absent."""
+def load_hashed(path: Path = WEIGHTS) -> SentenceJudge | None:
+    """The hashed n-gram judge alone, or None when the weights file is absent."""
     if not path.exists():
         return None
     data = np.load(path)
@@ -103,26 +105,95 @@ def load(path: Path = WEIGHTS) -> SentenceJudge | None:
                          float(data["strict_threshold"]), json.loads(str(data["meta"])))
 
 
-def fit(sentences: Sequence[str], labels: Sequence[bool], c: float = 4.0):
-    """A logistic regression on ``sentences`` (class-balanced: a missed result costs more
-    than a kept clean sentence, which the threshold then trades off)."""
+@dataclass(frozen=True)
+class BlendedJudge:
+    """The hashed judge and the fine-tuned MiniLM (:mod:`.finetuned`) together: a weighted
+    sum of their logits, with thresholds chosen on the blend's out-of-fold scores."""
+
+    hashed: SentenceJudge
+    tuned: object  # finetuned.FineTunedScorer (imported lazily: it pulls in ONNX Runtime)
+
+    @property
+    def threshold(self) -> float:
+        return self.tuned.head.threshold
+
+    @property
+    def strict_threshold(self) -> float:
+        return self.tuned.head.strict_threshold
+
+    @property
+    def meta(self) -> dict:
+        return self.tuned.head.meta
+
+    @property
+    def version(self) -> str:
+        return f"judge-blend/{self.hashed.version.split('/')[-1]}+{self.tuned.head.sha256[:12]}"
+
+    def scores(self, sentences: Sequence[str]) -> np.ndarray:
+        if not sentences:
+            return np.zeros(0)
+        p = np.clip(self.hashed.scores(sentences), 1e-6, 1 - 1e-6)
+        w = self.tuned.head.blend
+        z = w * self.tuned.logits(list(sentences)) + (1 - w) * np.log(p / (1 - p))
+        return 1.0 / (1.0 + np.exp(-z))
+
+    def flags(self, sentences: Sequence[str], strict: bool = False) -> list[bool]:
+        threshold = self.strict_threshold if strict else self.threshold
+        return [bool(s >= threshold) for s in self.scores(sentences)]
+
+
+@functools.lru_cache(maxsize=1)
+def load() -> SentenceJudge | BlendedJudge | None:
+    """The shipped offline judge: the blend when the fine-tuned MiniLM head ships and its
+    ONNX model can be built here, else the hashed judge alone (None when neither ships)."""
+    from .finetuned import load_head, load_scorer
+
+    hashed = load_hashed()
+    head = load_head() if hashed is not None else None
+    if head is not None and head.meta.get("hashed_version") != hashed.version:
+        log.warning("offline judge: the MiniLM head was blended with %s, not the shipped %s; "
+                    "using the hashed n-gram judge alone (train both again: python -m "
+                    "vault_pipeline.integrity.finetune)", head.meta.get("hashed_version"),
+                    hashed.version)
+        return hashed
+    tuned = load_scorer() if head is not None else None
+    return BlendedJudge(hashed, tuned) if tuned is not None else hashed
+
+
+MIN_KEPT = 0.92  # masking a made record: the judge alone keeps this share of clean sentences
+STRICT_KEPT = 0.80  # choosing what an extractive reader may copy from a paper
+
+
+def fit_features(matrix, labels: Sequence[bool], c: float = 4.0):
+    """A logistic regression on a :func:`features` matrix (class-balanced: a missed result
+    costs more than a kept clean sentence, which the threshold then trades off)."""
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(C=c, class_weight="balanced", max_iter=2000)
-    model.fit(features(sentences), np.asarray(labels, dtype=bool))
+    model.fit(matrix, np.asarray(labels, dtype=bool))
     return model
 
 
-def out_of_fold_scores(sentences: Sequence[str], labels: Sequence[bool], folds: int = 5,
+def fit(sentences: Sequence[str], labels: Sequence[bool], c: float = 4.0):
+    """:func:`fit_features` on the sentences' features."""
+    return fit_features(features(sentences), labels, c)
+
+
+def out_of_fold_scores(sentences: Sequence[str], labels: Sequence[bool],
+                       groups: Sequence[str] | None = None, folds: int = 5,
                        seed: int = 0) -> np.ndarray:
-    from sklearn.model_selection import StratifiedKFold
+    """Scores of each sentence by a model that did not see it in training; with ``groups``
+    (the sentence's document) no document has sentences on both sides of a fold."""
+    from sklearn.model_selection import GroupKFold, StratifiedKFold
 
     y = np.asarray(labels, dtype=bool)
+    matrix = features(sentences)
     scores = np.zeros(len(y))
-    split = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    for train, test in split.split(np.zeros(len(y)), y):
-        model = fit([sentences[i] for i in train], y[train])
-        scores[test] = model.predict_proba(features([sentences[i] for i in test]))[:, 1]
+    split = (GroupKFold(n_splits=folds).split(matrix, y, list(groups)) if groups is not None
+             else StratifiedKFold(n_splits=folds, shuffle=True,
+                                  random_state=seed).split(matrix, y))
+    for train, test in split:
+        scores[test] = fit_features(matrix[train], y[train]).predict_proba(matrix[test])[:, 1]
     return scores
 
 
@@ -135,24 +206,27 @@ def choose_threshold(scores: np.ndarray, labels: Sequence[bool], min_kept: float
     return float(clean[min(len(clean) - 1, int(np.ceil(min_kept * len(clean))) - 1)]) + 1e-9
 
 
-def train(rows: Sequence[dict], min_kept: float = 0.92,
-          strict_kept: float = 0.80) -> SentenceJudge:
+def train(rows: Sequence[dict], min_kept: float = MIN_KEPT, strict_kept: float = STRICT_KEPT,
+          oof: np.ndarray | None = None) -> SentenceJudge:
     """Train on ``rows`` (labelled sentences, never the held-out half) and pick the
-    threshold at which the judge alone keeps ``min_kept`` of clean sentences out of fold.
-    0.92: the rules already cost about 6 % of clean sentences, and the masked record loses
+    threshold at which the judge alone keeps ``min_kept`` of clean sentences out of fold
+    (folds grouped by document; ``oof``: those scores, when already computed). 0.92: the
+    rules already cost about 6 % of clean sentences, and the masked record loses
     sentences, never gains wrong ones, from a stricter judge."""
     from .labelled import rows_sha256
 
     texts = [r["text"] for r in rows]
     labels = [r["label"] == "result" for r in rows]
-    oof = out_of_fold_scores(texts, labels)
+    if oof is None:
+        oof = out_of_fold_scores(texts, labels, [r.get("doc") or r["id"] for r in rows])
     threshold = choose_threshold(oof, labels, min_kept)
     strict = choose_threshold(oof, labels, strict_kept)
     model = fit(texts, labels)
     meta = {"trained_on_sha256": rows_sha256(rows), "sentences": len(rows),
             "results": sum(labels), "threshold_rule": f"judge alone keeps {min_kept} "
                                                       f"(strict: {strict_kept}) of clean "
-                                                      "sentences (5-fold, dev + train)"}
+                                                      "sentences (5-fold grouped by document, "
+                                                      "dev + train)"}
     return SentenceJudge(model.coef_[0].astype(np.float64), float(model.intercept_[0]),
                          threshold, strict, meta)
 

@@ -94,18 +94,19 @@ def rules_layer(rows: Sequence[dict]) -> list[bool]:
     return [bool(find_leaks(r["text"], planning(r))) for r in rows]
 
 
-def judge_layer(rows: Sequence[dict]) -> list[bool]:
+def judge_layer(rows: Sequence[dict], judge=None) -> list[bool]:
+    """The offline judge's flags (``judge``: another judge than the shipped one)."""
     from . import classifier
 
-    judge = classifier.load()
+    judge = judge or classifier.load()
     return judge.flags([r["text"] for r in rows]) if judge else [False] * len(rows)
 
 
-def strict_judge_layer(rows: Sequence[dict]) -> list[bool]:
+def strict_judge_layer(rows: Sequence[dict], judge=None) -> list[bool]:
     """The offline judge at the threshold the extractive reader copies by."""
     from . import classifier
 
-    judge = classifier.load()
+    judge = judge or classifier.load()
     return judge.flags([r["text"] for r in rows], strict=True) if judge else [False] * len(rows)
 
 
