@@ -63,25 +63,23 @@ def test_without_a_buildable_minilm_the_hashed_judge_is_used_and_it_is_said(
     def cannot_build(*_args, **_kwargs):
         raise RuntimeError("no exporter here")
 
-    _small_head(classifier.load_hashed().version).save(tmp_path / "head.npz")
-    monkeypatch.setattr(finetuned, "HEAD", tmp_path / "head.npz")
     monkeypatch.setattr(finetuned, "FineTunedScorer", cannot_build)
-    finetuned.load_scorer.cache_clear()
-    classifier.load.cache_clear()
-    try:
-        with caplog.at_level(logging.WARNING):
-            judge = classifier.load()
-        assert isinstance(judge, classifier.SentenceJudge)
-        assert "cannot be built here (no exporter here)" in caplog.text
-    finally:
-        finetuned.load_scorer.cache_clear()
-        classifier.load.cache_clear()
+    _loaded_with_head(classifier.load_hashed().version, monkeypatch, caplog, tmp_path,
+                      "cannot be built here (no exporter here)")
 
 
 def test_a_head_blended_with_another_hashed_judge_is_not_used(
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
         tmp_path: Path) -> None:
-    _small_head("judge-lr/0123456789ab").save(tmp_path / "head.npz")
+    _loaded_with_head("judge-lr/0123456789ab", monkeypatch, caplog, tmp_path,
+                      "was blended with judge-lr/0123456789ab")
+
+
+def _loaded_with_head(hashed_version: str, monkeypatch: pytest.MonkeyPatch,
+                      caplog: pytest.LogCaptureFixture, tmp_path: Path, warning: str) -> None:
+    """Load the judge with a small head blended with ``hashed_version``: the hashed judge
+    alone must be used, and ``warning`` said."""
+    _small_head(hashed_version).save(tmp_path / "head.npz")
     monkeypatch.setattr(finetuned, "HEAD", tmp_path / "head.npz")
     finetuned.load_scorer.cache_clear()
     classifier.load.cache_clear()
@@ -89,7 +87,7 @@ def test_a_head_blended_with_another_hashed_judge_is_not_used(
         with caplog.at_level(logging.WARNING):
             judge = classifier.load()
         assert isinstance(judge, classifier.SentenceJudge)
-        assert "was blended with judge-lr/0123456789ab" in caplog.text
+        assert warning in caplog.text
     finally:
         finetuned.load_scorer.cache_clear()
         classifier.load.cache_clear()
