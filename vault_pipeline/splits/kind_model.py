@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..integrity.classifier import SentenceJudge, fit, load, out_of_fold_scores
+from ..integrity.classifier import SentenceJudge, fit, load_hashed, out_of_fold_scores
 
 WEIGHTS = Path(__file__).parent / "data" / "paper_kind_weights.npz"
 NAME = "paper-kind-lr"
@@ -34,7 +34,7 @@ def text_of(title: str, abstract: str) -> str:
 @functools.lru_cache(maxsize=1)
 def model(path: Path = WEIGHTS) -> SentenceJudge | None:
     """The shipped model, or None when its weights file is absent (rules alone then)."""
-    return load(path)
+    return load_hashed(path)
 
 
 def probability(title: str, abstract: str, judge: SentenceJudge | None = None) -> float | None:
