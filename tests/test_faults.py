@@ -472,9 +472,12 @@ def test_a_run_killed_in_any_stage_leaves_a_vault_the_next_run_completes(
     result = vault("materialize", "-q")
     assert result.exit_code == 0, result.output
     assert papers_count() == 111
-    documents = vault("sql", "SELECT count(*) AS n, count(*) FILTER (status = 'ok' AND "
-                             "(text IS NULL OR text = '')) AS empty FROM documents", "-f", "json")
-    assert json.loads(documents.output) == [{"n": 111, "empty": 0}]
+    documents = vault("sql", "SELECT count(DISTINCT arxiv_id) AS papers, "
+                             "count(DISTINCT forum_id) AS forums, count(*) AS n, "
+                             "count(*) FILTER (status = 'ok' AND (text IS NULL OR text = '')) "
+                             "AS empty FROM documents", "-f", "json")
+    # one row per paper and per OpenReview submission of the sample, none empty
+    assert json.loads(documents.output) == [{"papers": 111, "forums": 91, "n": 202, "empty": 0}]
     once = vault("sql", "SELECT (SELECT count(*) - count(DISTINCT arxiv_id) FROM masked_records)"
                         " + (SELECT count(*) - count(DISTINCT (arxiv_id, view)) FROM views)"
                         " + (SELECT count(*) - count(DISTINCT arxiv_id) FROM splits) AS dup",

@@ -85,7 +85,9 @@ def icc_oneway(groups: list[np.ndarray] | pl.DataFrame, *, group: str = "forum_i
     k0 = (total - float((sizes ** 2).sum()) / total) / (n - 1)
     mean_k = total / n
     denominator = msb + (k0 - 1) * msw
-    if denominator <= 0:
+    # rounding leaves ~1e-31 of between-paper variance when every rating is equal after a
+    # shift: relative to the ratings' size, that is zero
+    if denominator <= 1e-12 * max(1.0, grand ** 2):
         return Reliability(n, total, mean_k, k0, msb, msw, None, None, None,
                            "all ratings are equal: reliability undefined")
     icc1 = (msb - msw) / denominator
