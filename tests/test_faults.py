@@ -492,14 +492,15 @@ def test_a_pathological_paper_is_quarantined_and_the_rest_complete(
         vault_paths: VaultPaths) -> None:
     ids = ["2401.00001", "2401.00002", HANG, CRASH, HUGE]
     vault_paths.store.write(PAPERS, _papers(ids))
-    settings = IdeasSettings(workers=2, paper_timeout_s=5, memory_mb=1024)
+    # the default cap: the offline judge's ONNX model and SciPy need more than 1 GB of address space
+    settings = IdeasSettings(workers=2, paper_timeout_s=5, memory_mb=2048)
     report = build_masked_records(vault_paths, settings, FaultyBackend(), log=lambda _: None)
     records = vault_paths.store.read(MASKED_RECORDS)
     failures = {row["arxiv_id"]: row["reason"]
                 for row in vault_paths.store.read(LLM_FAILURES).iter_rows(named=True)}
     assert sorted(records["arxiv_id"]) == ["2401.00001", "2401.00002"]
     assert sorted(failures) == [HANG, CRASH, HUGE]
-    limits = "(timeout_s 5, memory_mb 1024)"
+    limits = "(timeout_s 5, memory_mb 2048)"
     assert failures[HANG].startswith(f"worker timeout {limits}: ran past 5 s")
     assert failures[CRASH].startswith(f"worker crashed {limits}: worker died with SIGSEGV")
     assert failures[HUGE].startswith(f"worker failed {limits}: MemoryError")
@@ -511,7 +512,7 @@ def test_a_pathological_paper_is_quarantined_and_the_rest_complete(
     again = build_masked_records(vault_paths, longer, FaultyBackend(), log=lambda _: None)
     assert (again.reused, again.processed, again.quarantined) == (2, 3, 3)
     reasons = vault_paths.store.read(LLM_FAILURES).get_column("reason").to_list()
-    assert all("(timeout_s 6, memory_mb 1024)" in reason for reason in reasons)
+    assert all("(timeout_s 6, memory_mb 2048)" in reason for reason in reasons)
 
 
 # an interrupted build's journal, written before `limits` and `tries` existed -----------------
