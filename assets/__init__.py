@@ -2,23 +2,26 @@
 
 import dagster as dg
 
-from vault_pipeline.paths import VaultPaths
-
-from .citations import citations
-from .datasets import datasets_assets, datasets_checks
-from .documents import documents, documents_checks
-from .evalruns import evalruns_assets
-from .evalsets import evalsets_assets, evalsets_checks
-from .harvest_arxiv import arxiv_fulltext_harvest, arxiv_oai_harvest_asset, arxiv_reference_walk
-from .harvest_sources import openreview_harvest_asset, openreview_pdf_harvest, s2_harvest
-from .ideas import ideas_assets, ideas_checks
-from .index import index_assets, index_checks
-from .integrity import integrity_assets, integrity_checks
-from .papers import papers, papers_checks
-from .raw_zone import raw_files
-from .resources import VaultResource
-from .reviews import reviews
-from .splits import splits_assets, splits_checks
+from assets.citations import citations
+from assets.datasets import datasets_assets, datasets_checks
+from assets.documents import documents, documents_checks
+from assets.evalruns import evalruns_assets
+from assets.evalsets import evalsets_assets, evalsets_checks
+from assets.harvest_arxiv import (
+    arxiv_fulltext_harvest,
+    arxiv_oai_harvest_asset,
+    arxiv_reference_walk,
+)
+from assets.harvest_sources import openreview_harvest_asset, openreview_pdf_harvest, s2_harvest
+from assets.ideas import ideas_assets, ideas_checks
+from assets.index import index_assets, index_checks
+from assets.integrity import integrity_assets, integrity_checks
+from assets.papers import papers, papers_checks
+from assets.raw_zone import raw_files
+from assets.resources import VaultResource
+from assets.reviews import reviews
+from assets.splits import splits_assets, splits_checks
+from vault_pipeline.store.paths import VaultPaths
 
 all_assets = [raw_files, papers, documents]
 all_assets += [reviews, citations, arxiv_fulltext_harvest, arxiv_reference_walk, s2_harvest,

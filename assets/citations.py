@@ -1,7 +1,6 @@
 """citations: references and citation counts from Semantic Scholar, parsed from the raw zone."""
 
-from vault_pipeline.citations import STAGE
-
-from .stages import stage_asset
+from assets.stages import stage_asset
+from vault_pipeline.citations.stage import STAGE
 
 citations = stage_asset(STAGE)

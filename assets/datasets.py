@@ -4,6 +4,9 @@ data card (`$VAULT_HOME/exports/latest`; `vault export OUT_DIR` writes the same 
 
 import dagster as dg
 
+from assets.ideas import IdeasRunConfig
+from assets.resources import VaultResource
+from assets.stages import stage_asset
 from vault_pipeline.datasets.manifest import verify_export
 from vault_pipeline.datasets.stage import (
     EXPORT_STAGE,
@@ -11,10 +14,6 @@ from vault_pipeline.datasets.stage import (
     TRAINING_STAGE,
     latest_export,
 )
-
-from .ideas import IdeasRunConfig
-from .resources import VaultResource
-from .stages import stage_asset
 
 role_artifacts = stage_asset(ROLE_ARTIFACTS_STAGE, config=IdeasRunConfig)
 training_examples = stage_asset(TRAINING_STAGE)

@@ -5,13 +5,12 @@ and the record of every conversion that makes it incremental."""
 import dagster as dg
 from pydantic import Field
 
+from assets.metadata import check_result
+from assets.resources import VaultResource
+from assets.stages import stage_asset
 from vault_pipeline.documents import quality
 from vault_pipeline.documents.stage import STAGE
 from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
-
-from .metadata import check_result
-from .resources import VaultResource
-from .stages import stage_asset
 
 documents = stage_asset(STAGE, kinds_of={
     DOCUMENTS.name: frozenset({"pymupdf", "parquet"}),

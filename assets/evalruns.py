@@ -5,12 +5,11 @@ config naming the backend and model."""
 
 from pydantic import Field
 
+from assets.ideas import IdeasRunConfig
+from assets.run_config import stage_config
+from assets.stages import stage_asset
 from vault_pipeline.evalruns.settings import EvalRunSettings
 from vault_pipeline.evalruns.stage import STAGE
-
-from .config import stage_config
-from .ideas import IdeasRunConfig
-from .stages import stage_asset
 
 EvalRunConfig = stage_config(
     EvalRunSettings, STAGE.section, "EvalRunConfig",

@@ -8,6 +8,11 @@ import dagster as dg
 import polars as pl
 from pydantic import Field
 
+from assets.ideas import IdeasRunConfig
+from assets.metadata import check_result
+from assets.resources import VaultResource
+from assets.run_config import stage_config
+from assets.stages import set_values, stage_asset
 from vault_pipeline.evalsets import quality
 from vault_pipeline.evalsets.settings import EvalSetsSettings
 from vault_pipeline.evalsets.stage import STAGE
@@ -18,12 +23,6 @@ from vault_pipeline.schemas import (
     EVAL_PAIRWISE,
     EVAL_REVIEW_STRATIFIED,
 )
-
-from .config import stage_config
-from .ideas import IdeasRunConfig
-from .metadata import check_result
-from .resources import VaultResource
-from .stages import set_values, stage_asset
 
 EvalSetsConfig = stage_config(
     EvalSetsSettings, STAGE.section, "EvalSetsConfig",
@@ -74,7 +73,7 @@ def eval_strata_within_quota(vault: VaultResource) -> dg.AssetCheckResult:
     if cards is not None:
         built = cards.filter(pl.col("set_name") == "review_stratified")
         if built.height:
-            settings = EvalSetsSettings.resolve(json.loads(built["settings"][0]))
+            settings = EvalSetsSettings.resolve(run_config=json.loads(built["settings"][0]))
     return check_result(quality.strata_within_quota(store, settings.per_bin,
                                                     settings.dense_bins))
 

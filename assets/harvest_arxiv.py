@@ -7,10 +7,9 @@ raw-zone sensor rebuilds the tables from there."""
 
 import dagster as dg
 
-from vault_pipeline.paths import VaultPaths
+from assets.stages import stage_asset
 from vault_pipeline.sources.stage import FULLTEXT_STAGE, OAI_STAGE, WALK_STAGE
-
-from .stages import stage_asset
+from vault_pipeline.store.paths import VaultPaths
 
 
 def arxiv_oai_harvest_asset(paths: VaultPaths) -> dg.AssetsDefinition:

@@ -5,10 +5,9 @@ assets parse them from there."""
 
 import dagster as dg
 
-from vault_pipeline.paths import VaultPaths
+from assets.stages import stage_asset
 from vault_pipeline.sources.stage import OPENREVIEW_PDF_STAGE, OPENREVIEW_STAGE, S2_STAGE
-
-from .stages import stage_asset
+from vault_pipeline.store.paths import VaultPaths
 
 
 def openreview_harvest_asset(paths: VaultPaths) -> dg.AssetsDefinition:

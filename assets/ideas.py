@@ -4,19 +4,18 @@ quarantined in `llm_failures`) and its five views (`views`)."""
 
 import dagster as dg
 
+from assets.metadata import check_result
+from assets.resources import VaultResource
+from assets.run_config import stage_config
+from assets.stages import stage_asset
 from vault_pipeline.ideas import quality
-from vault_pipeline.ideas.build import MASKED_RECORDS_STAGE, VIEWS_STAGE
-from vault_pipeline.ideas.settings import STAGE, IdeasSettings
-
-from .config import stage_config
-from .metadata import check_result
-from .resources import VaultResource
-from .stages import stage_asset
+from vault_pipeline.ideas.stage import MASKED_RECORDS_STAGE, VIEWS_STAGE
+from vault_pipeline.llm.settings import STAGE, IdeasSettings
 
 IdeasRunConfig = stage_config(
     IdeasSettings, STAGE, "IdeasRunConfig",
     "Unset fields fall back to `vault.toml`, then `VAULT_IDEAS_<FIELD>`, then the defaults "
-    "(`vault_pipeline.ideas.settings.IdeasSettings`). Switching backend is one value: "
+    "(`vault_pipeline.llm.settings.IdeasSettings`). Switching backend is one value: "
     "`backend: extractive | openai | vllm | batch_file`.")
 
 

@@ -4,14 +4,13 @@ that it cannot see the future."""
 
 import dagster as dg
 
+from assets.metadata import check_result
+from assets.resources import VaultResource
+from assets.stages import stage_asset
+from vault_pipeline.embeddings.embedders import EmbedderSettings, load_embedder
 from vault_pipeline.index import quality
-from vault_pipeline.index.embedders import EmbedderSettings, load_embedder
 from vault_pipeline.index.lance_index import index_metadata, open_index
 from vault_pipeline.index.stage import STAGE
-
-from .metadata import check_result
-from .resources import VaultResource
-from .stages import stage_asset
 
 index = stage_asset(STAGE, kinds=frozenset({"lancedb"}))
 

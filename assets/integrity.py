@@ -4,12 +4,11 @@ untouched half of the labelled set), kept under `$VAULT_HOME/integrity/`."""
 
 import dagster as dg
 
-from vault_pipeline.integrity.report import clean_outcome, read_latest
-from vault_pipeline.integrity.stage import STAGE
-
-from .metadata import check_result
-from .resources import VaultResource
-from .stages import stage_asset
+from assets.metadata import check_result
+from assets.resources import VaultResource
+from assets.stages import stage_asset
+from vault_pipeline.audit.report import clean_outcome, read_latest
+from vault_pipeline.audit.stage import STAGE
 
 integrity_report = stage_asset(STAGE, kinds=frozenset({"json"}))
 

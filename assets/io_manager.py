@@ -8,7 +8,7 @@ the same files."""
 import dagster as dg
 
 from vault_pipeline.errors import VaultError
-from vault_pipeline.paths import VaultPaths
+from vault_pipeline.store.paths import VaultPaths
 
 INDEX_ASSET = "index"
 

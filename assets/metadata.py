@@ -5,10 +5,11 @@ from collections.abc import Mapping, Sequence
 
 import dagster as dg
 
-from vault_pipeline import charts, overview
-from vault_pipeline.checks import Outcome
-from vault_pipeline.paths import VaultPaths
+from vault_pipeline.overview import charts
+from vault_pipeline.pipeline import figures
+from vault_pipeline.pipeline.checks import Outcome
 from vault_pipeline.schemas import TableSchema
+from vault_pipeline.store.paths import VaultPaths
 
 
 def column_schema(schema: TableSchema) -> dg.TableSchema:
@@ -62,7 +63,7 @@ def bar_chart(items: Sequence[tuple[str, float]], title: str,
 
 def year_chart(counts: Mapping[str, int], title: str) -> dg.MetadataValue:
     """Columns by year, every year from the first to the last, as a picture."""
-    return dg.MetadataValue.md(charts.markdown_image(charts.columns(overview.years(counts),
+    return dg.MetadataValue.md(charts.markdown_image(charts.columns(figures.years(counts),
                                                                     title), title))
 
 

@@ -3,13 +3,12 @@
 
 import dagster as dg
 
-from vault_pipeline import papers_quality
-from vault_pipeline.papers import STAGE
+from assets.metadata import check_result
+from assets.resources import VaultResource
+from assets.stages import stage_asset
+from vault_pipeline.papers import quality as papers_quality
+from vault_pipeline.papers.stage import STAGE
 from vault_pipeline.schemas import PAPERS_REJECTED
-
-from .metadata import check_result
-from .resources import VaultResource
-from .stages import stage_asset
 
 papers = stage_asset(STAGE, kinds_of={PAPERS_REJECTED.name: frozenset({"parquet"})})
 

@@ -12,8 +12,8 @@ from vault_pipeline.errors import VaultError
 from vault_pipeline.executors.ray_executor import INSTALL
 from vault_pipeline.executors.ray_job import ENTRYPOINT, decode_figure, job_extras
 from vault_pipeline.executors.settings import RAY_JOB, RAY_JOB_STAGES, ExecutorSettings
-from vault_pipeline.paths import VaultPaths
-from vault_pipeline.stages import Output, Stage
+from vault_pipeline.pipeline.stage import Output, Stage
+from vault_pipeline.store.paths import VaultPaths
 
 JOB_ID = "Ray Job ID"  # the metadata entry dagster-ray adds to every result
 
@@ -22,7 +22,7 @@ Render = Callable[[Output, Mapping[str, object]], dict[str, object]]
 
 def launched_as_ray_job(stage: Stage, paths: VaultPaths) -> bool:
     return (stage.name in RAY_JOB_STAGES
-            and ExecutorSettings.resolve(paths.home).launch == RAY_JOB)
+            and ExecutorSettings.resolve(home=paths.home).launch == RAY_JOB)
 
 
 def run_as_ray_job(context: dg.AssetExecutionContext, stage: Stage, paths: VaultPaths,
@@ -35,7 +35,7 @@ def run_as_ray_job(context: dg.AssetExecutionContext, stage: Stage, paths: Vault
         from dagster_ray import PipesRayJobClient
     except ImportError:
         raise VaultError(f"[compute] launch = \"ray_job\" needs dagster-ray: {INSTALL}") from None
-    settings = ExecutorSettings.resolve(paths.home)
+    settings = ExecutorSettings.resolve(home=paths.home)
     client = PipesRayJobClient(address=settings.job_address, poll_interval=0.5)
     invocation = client.run(context=context, submit_job_params={"entrypoint": ENTRYPOINT},
                             extras=job_extras(stage, paths.root, run_config))

@@ -5,10 +5,9 @@ from contextlib import contextmanager
 
 import dagster as dg
 
-from vault_pipeline.lock import vault_lock
-from vault_pipeline.paths import VaultPaths
-
-HARVEST_GROUP = "harvest"
+from vault_pipeline.sources.stage import STAGES as HARVESTS
+from vault_pipeline.store.lock import vault_lock
+from vault_pipeline.store.paths import VaultPaths
 
 
 class VaultResource(dg.ConfigurableResource):
@@ -36,8 +35,5 @@ class VaultResource(dg.ConfigurableResource):
 def _harvest_only(selection: frozenset[dg.AssetKey] | None) -> bool:
     if not selection:
         return False
-    from vault_pipeline.definitions import build_defs
-
-    graph = build_defs().resolve_asset_graph()
-    return all(graph.has(key) and graph.get(key).group_name == HARVEST_GROUP
-               for key in selection)
+    harvests = {output.name for stage in HARVESTS for output in stage.outputs}
+    return all(key.to_user_string() in harvests for key in selection)

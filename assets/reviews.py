@@ -1,7 +1,6 @@
 """reviews: OpenReview submissions and their reviews, parsed from the raw zone (silver)."""
 
-from vault_pipeline.reviews import STAGE
-
-from .stages import stage_asset
+from assets.stages import stage_asset
+from vault_pipeline.reviews.stage import STAGE
 
 reviews = stage_asset(STAGE)

@@ -3,15 +3,14 @@
 
 import dagster as dg
 
+from assets.metadata import check_result
+from assets.resources import VaultResource
+from assets.run_config import stage_config
+from assets.stages import stage_asset
 from vault_pipeline.schemas import SPLITS
 from vault_pipeline.splits import quality
 from vault_pipeline.splits.settings import SplitSettings
 from vault_pipeline.splits.stage import STAGE
-
-from .config import stage_config
-from .metadata import check_result
-from .resources import VaultResource
-from .stages import stage_asset
 
 SplitsConfig = stage_config(
     SplitSettings, STAGE.section, "SplitsConfig",

@@ -1,4 +1,4 @@
-"""Assets generated from the library's stage declarations (`vault_pipeline.stages`): the
+"""Assets generated from the library's stage declarations (`vault_pipeline.pipeline.stage`): the
 dependencies come from the stage's inputs, the specs from its outputs, the Dagster config
 from its settings class, the metadata from its report. An asset module keeps only what is
 particular to Dagster (kinds, config documentation, checks)."""
@@ -10,9 +10,19 @@ from typing import Any
 
 import dagster as dg
 
-from vault_pipeline.paths import VaultPaths
-from vault_pipeline.progress import for_stage
-from vault_pipeline.stages import (
+from assets.metadata import (
+    bar_chart,
+    column_schema,
+    counts_table,
+    table_path,
+    table_spec,
+    year_chart,
+)
+from assets.ray_jobs import launched_as_ray_job, run_as_ray_job
+from assets.resources import VaultResource
+from assets.run_config import stage_config
+from vault_pipeline.pipeline.progress import for_stage
+from vault_pipeline.pipeline.stage import (
     Artifact,
     Chart,
     Counts,
@@ -24,11 +34,7 @@ from vault_pipeline.stages import (
     RunContext,
     Stage,
 )
-
-from .config import stage_config
-from .metadata import bar_chart, column_schema, counts_table, table_path, table_spec, year_chart
-from .ray_jobs import launched_as_ray_job, run_as_ray_job
-from .resources import VaultResource
+from vault_pipeline.store.paths import VaultPaths
 
 PARQUET = frozenset({"polars", "parquet"})
 
@@ -139,11 +145,11 @@ def stage_asset(stage: Stage, kinds: frozenset[str] = PARQUET,
         if launched_as_ray_job(stage, paths):
             yield from run_as_ray_job(context, stage, paths, values(config), render)
             return
-        settings = stage.resolve(paths.home, values(config))
+        settings = stage.resolve(home=paths.home, run_config=values(config))
         partition, window = _where(context, declared)
         report = stage.run(paths, settings, RunContext(context.run.run_id, context.log.info,
                                                          for_stage(stage.name), partition,
-                                                         window))
+                                                         window, stage.used_settings(paths.home)))
         for warning in stage.warnings(report):
             context.log.warning(warning)
         context.log.info(stage.describe(report))

@@ -90,9 +90,9 @@ def http_latency(url: str, queries: list[str], mode: str) -> tuple[float, float]
 
 def bare_latency(home: Path, queries: list[str]) -> tuple[float, float]:
     """LanceDB alone: a vector query of the same table, vectors embedded beforehand."""
-    from vault_pipeline.index.embedders import load_query_embedder
+    from vault_pipeline.embeddings.embedders import load_query_embedder
     from vault_pipeline.index.lance_index import IndexSettings, open_index
-    from vault_pipeline.paths import VaultPaths
+    from vault_pipeline.store.paths import VaultPaths
 
     table = open_index(VaultPaths(home))
     vectors = load_query_embedder("embedded").embed(queries)
@@ -126,9 +126,9 @@ def synthetic_vault(root: Path, rows: int) -> Path:
     Zipf words), built with the vault's own index settings."""
     import pyarrow as pa
 
+    from vault_pipeline.embeddings.embedders import load_query_embedder
     from vault_pipeline.index import lance_index
-    from vault_pipeline.index.embedders import load_query_embedder
-    from vault_pipeline.paths import VaultPaths
+    from vault_pipeline.store.paths import VaultPaths
 
     paths = VaultPaths(root).ensure()
     embedder = load_query_embedder("embedded")
@@ -156,7 +156,7 @@ def synthetic_vault(root: Path, rows: int) -> Path:
 
 
 def embedding_rows(texts_by_set: dict[str, list[str]]) -> None:
-    from vault_pipeline.index.embedders import EmbedderSettings, load_embedder
+    from vault_pipeline.embeddings.embedders import EmbedderSettings, load_embedder
 
     models = {"torch (sentence-transformers)": load_embedder(),
               "ONNX Runtime": load_embedder(EmbedderSettings(backend="onnx"))}

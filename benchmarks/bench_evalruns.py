@@ -24,16 +24,16 @@ from pathlib import Path
 os.environ.setdefault("POLARS_MAX_THREADS", "2")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.evalruns_server import EvaluatorServer
+from testing.evalruns_server import EvaluatorServer
 from vault_pipeline.evalruns.metering import TaskStats
 from vault_pipeline.evalruns.run import run_evaluation
 from vault_pipeline.evalruns.settings import EvalRunSettings
 from vault_pipeline.evalsets.build import build_evalsets
 from vault_pipeline.evalsets.constructed import constructed_venue, write_pages
 from vault_pipeline.evalsets.settings import EvalSetsSettings
-from vault_pipeline.paths import VaultPaths
 from vault_pipeline.raw.zone import RawZone
-from vault_pipeline.reviews import build_reviews
+from vault_pipeline.reviews.build import build_reviews
+from vault_pipeline.store.paths import VaultPaths
 
 VENUE, ANCHOR = "ICLR.cc/2025/Conference", "ICLR.cc/2024/Conference"
 
@@ -54,9 +54,9 @@ def main() -> None:
                                       rating_style="string"), root / "in", "v24")
         RawZone(paths).import_paths([root / "in"])
         build_reviews(paths)
-        build_evalsets(paths, EvalSetsSettings.resolve({"idea_venues": [VENUE],
+        build_evalsets(paths, EvalSetsSettings.resolve(run_config={"idea_venues": [VENUE],
                                                         "embedder": "lexical"}), log=_quiet)
-        settings = EvalRunSettings.resolve({
+        settings = EvalRunSettings.resolve(run_config={
             "run_id": "bench", "model": "scripted", "embedder": "lexical",
             "ideas": {"backend": "openai", "base_url": server.base_url, "http_retries": 0,
                       "concurrency": 8}})

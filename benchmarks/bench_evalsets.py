@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vault_pipeline.evalsets.build import build_evalsets
 from vault_pipeline.evalsets.constructed import constructed_venue, write_pages
 from vault_pipeline.evalsets.settings import EvalSetsSettings
-from vault_pipeline.paths import VaultPaths
 from vault_pipeline.raw.zone import RawZone
-from vault_pipeline.reviews import build_reviews
+from vault_pipeline.reviews.build import build_reviews
+from vault_pipeline.store.paths import VaultPaths
 
 VENUE, ANCHOR = "ICLR.cc/2025/Conference", "ICLR.cc/2024/Conference"
 NEURIPS = "NeurIPS.cc/2025/Conference"
@@ -61,8 +61,8 @@ def build(paths: VaultPaths, settings: EvalSetsSettings, label: str) -> dict:
 def embedding_rate(paths: VaultPaths, n: int) -> None:
     import polars as pl
 
+    from vault_pipeline.embeddings.embedders import load_embedder
     from vault_pipeline.evalsets.similarity import topic_text
-    from vault_pipeline.index.embedders import load_embedder
 
     started = time.perf_counter()
     embedder = load_embedder()

@@ -25,11 +25,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 import httpx  # noqa: E402
 from make_feeds import pages  # noqa: E402
 
-from tests.sources_replay import ReplayServer, Reply, harvest_context  # noqa: E402
+from testing.sources_replay import ReplayServer, Reply, harvest_context  # noqa: E402
 from vault_pipeline.parse import parse_raw_file  # noqa: E402
-from vault_pipeline.paths import VaultPaths  # noqa: E402
 from vault_pipeline.raw.detect import detect  # noqa: E402
 from vault_pipeline.sources import arxiv_api, oai_pmh  # noqa: E402
+from vault_pipeline.store.paths import VaultPaths  # noqa: E402
 
 PAGE = 1000
 FIRST = date(2026, 10, 1)

@@ -21,16 +21,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vault_pipeline.ideas.backends.base import Answer  # noqa: E402
 from vault_pipeline.ideas.backends.extractive import ExtractiveBackend  # noqa: E402
-from vault_pipeline.ideas.build import build_requests  # noqa: E402
 from vault_pipeline.ideas.extractive import decompose  # noqa: E402
-from vault_pipeline.ideas.inputs import PaperInput  # noqa: E402
-from vault_pipeline.ideas.leaks import find_leaks  # noqa: E402
-from vault_pipeline.ideas.prompting import load_prompt  # noqa: E402
-from vault_pipeline.ideas.settings import IdeasSettings  # noqa: E402
+from vault_pipeline.ideas.requests import build_requests  # noqa: E402
 from vault_pipeline.ideas.validate import judge  # noqa: E402
 from vault_pipeline.integrity.gate import Gate  # noqa: E402
+from vault_pipeline.integrity.leaks import find_leaks  # noqa: E402
+from vault_pipeline.llm.backends.base import Answer  # noqa: E402
+from vault_pipeline.llm.inputs import PaperInput  # noqa: E402
+from vault_pipeline.llm.prompting import load_prompt  # noqa: E402
+from vault_pipeline.llm.settings import IdeasSettings  # noqa: E402
 from vault_pipeline.records.masked import record_json_schema  # noqa: E402
 
 SAMPLE = ROOT / "vault_pipeline" / "sample" / "raw" / "arxiv-metadata-oai-snapshot.sample.jsonl"

@@ -24,7 +24,7 @@ IDEAS_TABLES = ("masked_records", "llm_failures", "views")
 # The scale benchmark's ideas stage, with the ideas pool's worker size set first.
 CHILD = """
 import runpy, sys
-import vault_pipeline.ideas.settings as settings
+import vault_pipeline.llm.settings as settings
 settings.WORKER_PAPERS = int(sys.argv[1])
 sys.argv = [sys.argv[2], "--child", "ideas", "--home", sys.argv[3], "--snapshot", sys.argv[4]]
 runpy.run_path(sys.argv[0], run_name="__main__")
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
     from bench_scale import run_stage, snapshot
     from compare_homes import compare
 
-    from vault_pipeline.ideas.settings import WORKER_PAPERS
+    from vault_pipeline.llm.settings import WORKER_PAPERS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=5_000)

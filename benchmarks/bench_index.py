@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from vault_pipeline.index.embedders import load_embedder
+from vault_pipeline.embeddings.embedders import load_embedder
 from vault_pipeline.index.lance_index import DISTANCE, IndexSettings, ann_config
 
 SAMPLE = (Path(__file__).resolve().parents[1] / "vault_pipeline" / "sample" / "raw"

@@ -37,8 +37,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vault_pipeline.ideas.inputs import PaperInput  # noqa: E402
-from vault_pipeline.ideas.leaks import sentences  # noqa: E402
 from vault_pipeline.integrity import classifier  # noqa: E402
 from vault_pipeline.integrity.labelled import (  # noqa: E402
     evaluate,
@@ -47,7 +45,9 @@ from vault_pipeline.integrity.labelled import (  # noqa: E402
     rules_layer,
     strict_judge_layer,
 )
+from vault_pipeline.integrity.leaks import sentences  # noqa: E402
 from vault_pipeline.integrity.source import results_context  # noqa: E402
+from vault_pipeline.llm.inputs import PaperInput  # noqa: E402
 
 SAMPLE = ROOT / "vault_pipeline" / "sample" / "raw"
 CSABSTRUCT = ROOT / "benchmarks" / "data" / "csabstruct_test.jsonl"

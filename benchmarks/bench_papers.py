@@ -53,8 +53,8 @@ def _cpu_s() -> float:
 
 
 def child_import(home: Path, inputs: list[Path]) -> dict:
-    from vault_pipeline.paths import VaultPaths
     from vault_pipeline.raw.zone import RawZone
+    from vault_pipeline.store.paths import VaultPaths
 
     paths = VaultPaths(home).ensure()
     started = time.perf_counter()
@@ -91,9 +91,9 @@ class AnonymousPeak:
 
 
 def child_build(home: Path, reader: str, codec: str) -> dict:
-    from vault_pipeline import papers
-    from vault_pipeline.papers import build_papers
-    from vault_pipeline.paths import VaultPaths
+    from vault_pipeline.papers import build as papers
+    from vault_pipeline.papers.build import build_papers
+    from vault_pipeline.store.paths import VaultPaths
 
     papers.COMPRESSION.clear()
     papers.COMPRESSION.update(CODECS[codec])

@@ -33,11 +33,11 @@ STAGES = ("papers", "documents", "ideas", "splits", "index")
 
 def _stage(name: str, home: Path, snapshot: Path) -> dict:
     """Run one stage on the vault at ``home`` (in this, a fresh process)."""
-    from vault_pipeline.paths import VaultPaths
+    from vault_pipeline.store.paths import VaultPaths
 
     paths = VaultPaths(home).ensure()
     if name == "papers":
-        from vault_pipeline.papers import build_papers
+        from vault_pipeline.papers.build import build_papers
         from vault_pipeline.raw.zone import RawZone
 
         RawZone(paths).import_paths([snapshot])
@@ -48,12 +48,12 @@ def _stage(name: str, home: Path, snapshot: Path) -> dict:
         return {"rows": build_documents(paths).rows}
     if name == "ideas":
         from vault_pipeline.ideas.build import build_masked_records, build_views
-        from vault_pipeline.ideas.settings import IdeasSettings
+        from vault_pipeline.llm.settings import IdeasSettings
 
         build_masked_records(paths, IdeasSettings(), log=lambda *_: None)
         return {"rows": build_views(paths).views}
     if name == "splits":
-        from vault_pipeline.ideas.settings import IdeasSettings
+        from vault_pipeline.llm.settings import IdeasSettings
         from vault_pipeline.splits.build import build_splits
         from vault_pipeline.splits.classifiers import make_classifier
         from vault_pipeline.splits.settings import SplitSettings
@@ -61,7 +61,7 @@ def _stage(name: str, home: Path, snapshot: Path) -> dict:
         settings = SplitSettings()
         classifier = make_classifier(settings.classifier, IdeasSettings())
         return {"rows": build_splits(paths, settings, classifier).rows}
-    from vault_pipeline.index.embedders import EmbedderSettings, load_embedder
+    from vault_pipeline.embeddings.embedders import EmbedderSettings, load_embedder
     from vault_pipeline.index.lance_index import build_index
 
     report = build_index(paths, load_embedder(EmbedderSettings(backend="onnx")))
@@ -119,9 +119,9 @@ def tokens_per_paper() -> tuple[dict[str, float], dict[str, float]]:
     from bench_ideas import full_papers, sample_papers, tokens
 
     from vault_pipeline.ideas.backends.extractive import ExtractiveBackend
-    from vault_pipeline.ideas.build import build_requests
-    from vault_pipeline.ideas.prompting import load_prompt
-    from vault_pipeline.ideas.settings import IdeasSettings
+    from vault_pipeline.ideas.requests import build_requests
+    from vault_pipeline.llm.prompting import load_prompt
+    from vault_pipeline.llm.settings import IdeasSettings
 
     encoding = bpe_openai.get_encoding("o200k_base")
     backend = ExtractiveBackend()

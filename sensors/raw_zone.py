@@ -7,11 +7,12 @@ import dagster as dg
 
 from assets.resources import VaultResource
 from vault_pipeline.raw.zone import RawZone
+from vault_pipeline.sources import HARVEST_GROUP
 
 refresh_from_raw = dg.define_asset_job(
     "refresh_from_raw",
     selection=dg.AssetSelection.assets("raw_files").downstream()
-    - dg.AssetSelection.groups("harvest", "evaluation_runs"),
+    - dg.AssetSelection.groups(HARVEST_GROUP, "evaluation_runs"),
     description="Rebuild every table downstream of the raw zone (never the live harvests, "
                 "which write to the raw zone and run on their own schedule or on demand, "
                 "nor the evaluation runs, which need an LLM and run on demand).",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vault_pipeline.paths import VaultPaths
+from vault_pipeline.store.paths import VaultPaths
 
 DATA = Path(__file__).parent / "data"
 SAMPLE = Path(__file__).parents[1] / "vault_pipeline" / "sample" / "raw"

@@ -8,8 +8,7 @@ import dagster as dg
 from assets import VaultResource, all_assets, all_checks, harvest_assets
 from assets.io_manager import VaultTableIOManager
 from sensors import all_jobs, all_schedules, all_sensors
-
-from .paths import VaultPaths
+from vault_pipeline.store.paths import VaultPaths
 
 
 def build_defs(paths: VaultPaths | None = None) -> dg.Definitions:

@@ -11,9 +11,9 @@ from functools import cached_property
 import polars as pl
 import pyarrow as pa
 
-from .records.arrow import model_columns
-from .records.idea import NULLABLE_FIELDS, IdeaRecord, idea_arrow_type
-from .records.masked import MaskedRecord
+from vault_pipeline.records.arrow import model_columns
+from vault_pipeline.records.idea import NULLABLE_FIELDS, IdeaRecord, idea_arrow_type
+from vault_pipeline.records.masked import MaskedRecord
 
 
 @dataclass(frozen=True)

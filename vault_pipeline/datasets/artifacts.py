@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from ..ids import normalize_arxiv_id
-from ..integrity.gate import FieldPolicy
-from ..integrity.placeholders import nullify
-from ..records.masked import MaskedRecord, Stated, Text, _Strict
+from vault_pipeline.ids import normalize_arxiv_id
+from vault_pipeline.integrity.gate import FieldPolicy
+from vault_pipeline.records.masked import MaskedRecord, Stated, Text, _Strict
+from vault_pipeline.records.placeholders import nullify
 
 ARTIFACTS_VERSION = "role-artifacts/1"
 MAX_GAPS_PER_AXIS = 2

@@ -12,11 +12,11 @@ import polars as pl
 import pyarrow as pa
 import yaml
 
-from ..integrity.report import card_lines
-from ..schemas import TRAINING_EXAMPLES
-from ..splits.assign import TARGET_SPLITS
-from .rewards import FIELD_WEIGHTS, MANDATORY_REPORT, REWARD_MIX
-from .training import ROLES
+from vault_pipeline.audit.report import card_lines
+from vault_pipeline.datasets.rewards import FIELD_WEIGHTS, MANDATORY_REPORT, REWARD_MIX
+from vault_pipeline.datasets.training import ROLES
+from vault_pipeline.schemas import TRAINING_EXAMPLES
+from vault_pipeline.splits.assign import TARGET_SPLITS
 
 ARXIV_LICENSES = "https://arxiv.org/help/license"
 CITATION = """@misc{research_idea_vault,

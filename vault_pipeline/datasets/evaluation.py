@@ -11,10 +11,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..evalsets.build import TABLES
-from ..paths import VaultPaths
-from ..schemas import EVAL_CARDS, EVAL_EXCLUDED, EVAL_IDEA_FAILURES, EVAL_IDEAS, TableSchema
-from .manifest import FileEntry, write_pair
+from vault_pipeline.datasets.manifest import FileEntry, write_pair
+from vault_pipeline.evalsets.build import TABLES
+from vault_pipeline.schemas import (
+    EVAL_CARDS,
+    EVAL_EXCLUDED,
+    EVAL_IDEA_FAILURES,
+    EVAL_IDEAS,
+    TableSchema,
+)
+from vault_pipeline.store.paths import VaultPaths
 
 FOLDER = "evaluation"
 EXTRA = {"ideas": EVAL_IDEAS, "idea_failures": EVAL_IDEA_FAILURES, "excluded": EVAL_EXCLUDED}

@@ -22,26 +22,10 @@ from pathlib import Path
 
 import polars as pl
 
-from ..errors import VaultError
-from ..evalsets.contamination import evaluation_papers, mark
-from ..index.lance_index import TABLE, index_dir, index_metadata_of
-from ..integrity.report import current_report
-from ..paths import VaultPaths, is_url
-from ..schemas import (
-    EXPORT_OPENAI,
-    EXPORT_VAULT_PAPERS,
-    EXPORT_VAULT_VIEWS,
-    PAPER_VERSIONS,
-    SPLITS,
-    TRAINING_EXAMPLES,
-    TableSchema,
-)
-from ..splits.assign import TARGET_SPLITS
-from ..splits.build import VAULT
-from ..versions import text_before, text_dates, vault_versions
-from .card import data_card
-from .evaluation import add_evaluation_sets
-from .manifest import (
+from vault_pipeline.audit.report import current_report
+from vault_pipeline.datasets.card import data_card
+from vault_pipeline.datasets.evaluation import add_evaluation_sets
+from vault_pipeline.datasets.manifest import (
     INTEGRITY_FILE,
     MANIFEST,
     FileEntry,
@@ -50,7 +34,23 @@ from .manifest import (
     write_manifest,
     write_pair,
 )
-from .training import ROLES
+from vault_pipeline.datasets.training import ROLES
+from vault_pipeline.errors import VaultError
+from vault_pipeline.index.lance_index import TABLE, index_dir, index_metadata_of
+from vault_pipeline.papers.versions import text_before, text_dates, vault_versions
+from vault_pipeline.schemas import (
+    EXPORT_OPENAI,
+    EXPORT_VAULT_PAPERS,
+    EXPORT_VAULT_VIEWS,
+    PAPER_VERSIONS,
+    SPLITS,
+    TRAINING_EXAMPLES,
+    TableSchema,
+)
+from vault_pipeline.splits.assign import TARGET_SPLITS
+from vault_pipeline.splits.build import VAULT
+from vault_pipeline.splits.contamination import evaluation_papers, mark
+from vault_pipeline.store.paths import VaultPaths, is_url
 
 FORMATS = ("jsonl", "openai-jsonl")  # beside Parquet, which is always written
 
@@ -118,7 +118,7 @@ def _index_snapshot(paths: VaultPaths, staging: Path) -> list[FileEntry]:
     be large, so it is written only on request."""
     target = staging / "vault" / "index" / f"{TABLE}.lance"
     if paths.remote:
-        from ..index.snapshot import fetch_index
+        from vault_pipeline.index.snapshot import fetch_index
 
         fetch_index(f"{paths.remote}/index/{TABLE}.lance", target)
     else:
@@ -151,7 +151,7 @@ def _check_target(out_dir: Path, overwrite: bool) -> None:
 
 def _export_remote(paths: VaultPaths, url: str, overwrite: bool, **options) -> ExportReport:
     """Build and verify the export in the local scratch, then publish it to ``url``."""
-    from .publish import check_remote_target, publish_export
+    from vault_pipeline.datasets.publish import check_remote_target, publish_export
 
     check_remote_target(url, overwrite)  # refused before any work, as a local folder is
     paths.scratch.mkdir(parents=True, exist_ok=True)

@@ -16,11 +16,11 @@ from typing import Any
 import polars as pl
 import pyarrow.parquet as pq
 
-from ..schemas import SPLITS, TRAINING_EXAMPLES, TableSchema
-from ..storage import atomic_write_bytes
-from ..tables import write_parquet
-from .artifacts import ARTIFACT_NAMES
-from .training import ROLES, TEMPLATES
+from vault_pipeline.datasets.artifacts import ARTIFACT_NAMES
+from vault_pipeline.datasets.training import ROLES, TEMPLATES
+from vault_pipeline.schemas import SPLITS, TRAINING_EXAMPLES, TableSchema
+from vault_pipeline.store.atomic import atomic_write_bytes
+from vault_pipeline.store.tables import write_parquet
 
 MANIFEST = "manifest.json"
 INTEGRITY_FILE = "integrity.json"  # the integrity report the card quotes

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import fsspec
 
-from ..errors import VaultError
-from .manifest import MANIFEST
+from vault_pipeline.datasets.manifest import MANIFEST
+from vault_pipeline.errors import VaultError
 
 
 def _fs(url: str) -> tuple[fsspec.AbstractFileSystem, str]:

@@ -17,29 +17,12 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 import polars as pl
 
-from ..ideas.backends import Backend, make_backend
-from ..ideas.backends.base import Answer, Request
-from ..ideas.build import read_inputs
-from ..ideas.decompose import BatchOutcome, findings_rows, now, run_batch
-from ..ideas.inputs import PaperInput, input_hash
-from ..ideas.prompting import load_prompt
-from ..ideas.settings import IdeasSettings
-from ..ids import normalize_arxiv_id
-from ..integrity.gate import FieldPolicy, gate_key, paper_gate
-from ..integrity.llm_judge import judge_for
-from ..integrity.method import method_terms
-from ..integrity.source import STOP_WORDS
-from ..paths import VaultPaths
-from ..records.masked import RECORD_FIELDS
-from ..schemas import ROLE_ARTIFACT_FAILURES, ROLE_ARTIFACTS, SPLITS, TableSchema
-from ..splits.assign import TARGET_SPLITS
-from ..splits.build import VAULT
-from ..splits.inputs import clean_views, views_wide
-from .artifacts import (
+from vault_pipeline.datasets.artifacts import (
     ARTIFACT_MODELS,
     ARTIFACT_NAMES,
     ARTIFACTS_VERSION,
@@ -47,7 +30,26 @@ from .artifacts import (
     GAPS_POLICY,
     artifact_citations,
 )
-from .training import cited_ids
+from vault_pipeline.datasets.training import cited_ids
+from vault_pipeline.ideas.backends import Backend, make_backend
+from vault_pipeline.ideas.build import read_inputs
+from vault_pipeline.ideas.decompose import BatchOutcome, findings_rows, now, run_batch
+from vault_pipeline.ids import normalize_arxiv_id
+from vault_pipeline.integrity.gate import FieldPolicy, gate_key, paper_gate
+from vault_pipeline.integrity.llm_judge import judge_for
+from vault_pipeline.integrity.method import method_terms
+from vault_pipeline.integrity.source import STOP_WORDS
+from vault_pipeline.llm.backends.base import Answer, Request
+from vault_pipeline.llm.inputs import PaperInput, input_hash
+from vault_pipeline.llm.prompting import load_prompt
+from vault_pipeline.llm.settings import IdeasSettings
+from vault_pipeline.pipeline.settings import CUTOFF
+from vault_pipeline.records.masked import RECORD_FIELDS
+from vault_pipeline.schemas import ROLE_ARTIFACT_FAILURES, ROLE_ARTIFACTS, SPLITS, TableSchema
+from vault_pipeline.splits.assign import TARGET_SPLITS
+from vault_pipeline.splits.build import VAULT
+from vault_pipeline.splits.inputs import clean_views, views_wide
+from vault_pipeline.store.paths import VaultPaths
 
 PROMPTS = {"gap_finder": "gaps.v1", "innovator": "candidate.v1"}
 POLICIES: dict[str, FieldPolicy | None] = {"gap_finder": GAPS_POLICY,
@@ -244,7 +246,7 @@ def load_targets(paths: VaultPaths) -> tuple[list[Target], set[str], list[str]]:
         row["arxiv_id"]: row for row in records.filter(pl.col("arxiv_id").is_in(ids))
         .iter_rows(named=True)}
     cited = dict(cited_ids(ids, records, paths.store.read_optional("citations")).iter_rows())
-    inputs = {p.arxiv_id: p for p in read_inputs(paths, sorted(record_rows))}
+    inputs = {p.arxiv_id: p for p in read_inputs(paths, split_cutoff(paths), sorted(record_rows))}
     split_of = dict(targets.select("arxiv_id", "split").iter_rows())
     out = []
     for arxiv_id in sorted(inputs):
@@ -343,6 +345,13 @@ def prepared_answers(targets: list[Target], vault: set[str]) -> dict[str, dict[s
             "innovator": {t.paper.arxiv_id: extract_candidate(t, gaps[t.paper.arxiv_id])
                           for t in targets},
             "report_writer": {t.paper.arxiv_id: t.record for t in targets}}
+
+
+def split_cutoff(paths: VaultPaths) -> date:
+    """The cutoff the `splits` table was built at (this stage reads it from its input, not
+    from the settings of the `splits` stage)."""
+    cutoffs = paths.store.read_required("splits", ["cutoff"])["cutoff"].unique()
+    return cutoffs[0] if cutoffs.len() else CUTOFF
 
 
 def build_role_artifacts(paths: VaultPaths, settings: IdeasSettings | None = None,

@@ -17,11 +17,11 @@ from typing import Any
 import polars as pl
 from pydantic import ValidationError
 
-from ..errors import VaultError
-from ..ideas.backends.base import Answer
-from ..ideas.validate import answer_object, schema_errors
-from .artifacts import ARTIFACT_MODELS, MAX_GAPS_PER_AXIS, artifact_citations
-from .training import ROLES
+from vault_pipeline.datasets.artifacts import ARTIFACT_MODELS, MAX_GAPS_PER_AXIS, artifact_citations
+from vault_pipeline.datasets.training import ROLES
+from vault_pipeline.errors import VaultError
+from vault_pipeline.ideas.validate import answer_object, schema_errors
+from vault_pipeline.llm.backends.base import Answer
 
 # The report's mandatory fields: a report without any of them fails the gate.
 MANDATORY_REPORT = ("title", "thesis", "core_problem.statement", "problem_definition.setting",

@@ -7,14 +7,14 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ..ideas.settings import STAGE as IDEAS
-from ..ideas.settings import IdeasSettings
-from ..paths import VaultPaths
-from ..schemas import ROLE_ARTIFACT_FAILURES, ROLE_ARTIFACTS, TRAINING_EXAMPLES
-from ..stages import Artifact, Counts, NoSettings, RunContext, Stage, plain
-from .export import ExportReport, export_datasets
-from .reconstruct import ArtifactsReport, build_role_artifacts
-from .training import TrainingReport, build_training
+from vault_pipeline.datasets.export import ExportReport, export_datasets
+from vault_pipeline.datasets.reconstruct import ArtifactsReport, build_role_artifacts
+from vault_pipeline.datasets.training import TrainingReport, build_training
+from vault_pipeline.llm.settings import STAGE as IDEAS
+from vault_pipeline.llm.settings import IdeasSettings
+from vault_pipeline.pipeline.stage import Artifact, Counts, NoSettings, RunContext, Stage, plain
+from vault_pipeline.schemas import ROLE_ARTIFACT_FAILURES, ROLE_ARTIFACTS, TRAINING_EXAMPLES
+from vault_pipeline.store.paths import VaultPaths
 
 
 def run_role_artifacts(paths: VaultPaths, settings: IdeasSettings, _context: RunContext
@@ -69,7 +69,7 @@ def run_export(paths: VaultPaths, _settings: NoSettings, _context: RunContext
     the asset check verifies it)."""
     report = export_datasets(paths, latest_export(paths), overwrite=True)
     if paths.remote:
-        from .publish import publish_export
+        from vault_pipeline.datasets.publish import publish_export
 
         url = publish_export(latest_export(paths), f"{paths.remote}/exports/{LATEST}",
                              overwrite=True)

@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from ..evalsets.contamination import evaluation_papers
-from ..ideas.prompting import read_sections
-from ..ids import id_expr
-from ..paths import VaultPaths
-from ..schemas import ROLE_ARTIFACTS, SPLITS, TRAINING_EXAMPLES
-from ..splits.assign import TARGET_SPLITS
-from ..splits.build import VAULT
-from ..splits.inputs import clean_views, views_wide
+from vault_pipeline.ids import id_expr
+from vault_pipeline.llm.prompting import read_sections
+from vault_pipeline.schemas import ROLE_ARTIFACTS, SPLITS, TRAINING_EXAMPLES
+from vault_pipeline.splits.assign import TARGET_SPLITS
+from vault_pipeline.splits.build import VAULT
+from vault_pipeline.splits.contamination import evaluation_papers
+from vault_pipeline.splits.inputs import clean_views, views_wide
+from vault_pipeline.store.paths import VaultPaths
 
 ROLES: dict[str, str] = {"gap_finder": "research_gap", "innovator": "intuition",
                          "report_writer": "proposal"}

@@ -15,7 +15,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .outcome import CORRUPT, TOO_LARGE, UNSUPPORTED, ConversionError
+from vault_pipeline.documents.outcome import CORRUPT, TOO_LARGE, UNSUPPORTED, ConversionError
 
 CHUNK = 1 << 20
 TAR_BLOCK = 512

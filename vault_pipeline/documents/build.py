@@ -2,7 +2,7 @@
 
 For each paper the candidates are its newest e-print and its newest PDF in the raw zone, of
 the version the vault holds: a paper published before the cutoff and revised after it is
-converted from the last version created before the cutoff (:mod:`vault_pipeline.versions`);
+converted from the last version created before the cutoff (:mod:`vault_pipeline.papers.versions`);
 a later version's file is left out, and the row's notes (or error) name it.
 LaTeX is converted first and wins when it converts cleanly; the PDF is converted only for
 papers whose LaTeX failed or is missing; with neither, the abstract from `papers` is the text
@@ -28,19 +28,27 @@ from pathlib import Path
 
 import polars as pl
 
-from ..executors import Executor
-from ..journal import Journal
-from ..paths import VaultPaths
-from ..progress import Progress, no_progress
-from ..raw.zone import RawZone
-from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS, PAPERS, SUBMISSIONS, TableSchema
-from ..versions import read_vault_versions, split_cutoff
-from .cleaning import CLEANING_VERSION
-from .convert import LATEX, PDF, Settings, Task, convert_task
-from .forums import FORUM_KEY, forum_of, with_submissions
-from .naming import arxiv_id_of
-from .outcome import NO_SOURCE, OK, SUCCESS, TRANSIENT, UNIDENTIFIED, Conversion
-from .workers import PoolSettings, convert_batch, run_isolated
+from vault_pipeline.documents.cleaning import CLEANING_VERSION
+from vault_pipeline.documents.convert import LATEX, PDF, Settings, Task, convert_task
+from vault_pipeline.documents.forums import FORUM_KEY, forum_of, with_submissions
+from vault_pipeline.documents.naming import arxiv_id_of
+from vault_pipeline.documents.outcome import (
+    NO_SOURCE,
+    OK,
+    SUCCESS,
+    TRANSIENT,
+    UNIDENTIFIED,
+    Conversion,
+)
+from vault_pipeline.documents.workers import PoolSettings, convert_batch, run_isolated
+from vault_pipeline.executors import Executor
+from vault_pipeline.papers.versions import read_vault_versions
+from vault_pipeline.pipeline.progress import Progress, no_progress
+from vault_pipeline.pipeline.settings import CUTOFF
+from vault_pipeline.raw.zone import RawZone
+from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS, PAPERS, SUBMISSIONS, TableSchema
+from vault_pipeline.store.journal import Journal
+from vault_pipeline.store.paths import VaultPaths
 
 RAW_KINDS = {"pdf": PDF, "eprint": LATEX}
 TEXT_COLUMNS = ["text", "references", "appendix", "truncated", "hidden_chars", "notes"]
@@ -129,7 +137,8 @@ def candidates_by_paper(inputs: Iterable[Input]) -> dict[str, list[Input]]:
 
 @dataclass(frozen=True)
 class Held:
-    """The version of a pre-cutoff paper the vault holds (see :mod:`vault_pipeline.versions`)."""
+    """The version of a pre-cutoff paper the vault holds (see
+    :mod:`vault_pipeline.papers.versions`)."""
 
     version: int | None
     revised: bool
@@ -207,7 +216,7 @@ class DocumentsBuild:
                  executor: Executor | None = None, progress: Progress = no_progress,
                  cutoff: date | None = None):
         self.paths = paths
-        self.cutoff = cutoff or split_cutoff(paths.home)
+        self.cutoff = cutoff or CUTOFF
         self.versions = read_vault_versions(paths.store, self.cutoff)
         self.left_out: dict[str, list[str]] = {}
         self.config = config
@@ -481,7 +490,8 @@ def build_documents(paths: VaultPaths, config: DocumentsConfig | None = None,
                     cutoff: date | None = None) -> DocumentsReport:
     """Rebuild `documents` and `document_attempts`, converting only what is new (on the
     executor's workers when it is a distributed one); ``progress`` hears of each conversion
-    done. ``cutoff`` (default: the split's) decides which version of a revised paper is read."""
+    done. ``cutoff`` (the split's; the stage passes the one its settings resolve) decides
+    which version of a revised paper is read."""
     return DocumentsBuild(paths, config or DocumentsConfig(), convert, executor,
                           progress, cutoff).run()
 

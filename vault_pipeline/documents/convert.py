@@ -10,15 +10,23 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .archive import ArchiveLimits, unpack_eprint
-from .cleaning import CLEANING_VERSION, DEFAULT_MAX_CHARS, clean_document
-from .fast_pdf import converter_version as fast_version
-from .fast_pdf import pdf_to_markdown_fast
-from .latex import converter_version as latex_version
-from .latex import eprint_to_markdown
-from .outcome import EMPTY, FAILED, OK, TOO_LARGE, Conversion, ConversionError, Converted
-from .pdf import RULED, PdfLimits, check_table_mode, pdf_to_markdown
-from .pdf import converter_version as pdf_version
+from vault_pipeline.documents.archive import ArchiveLimits, unpack_eprint
+from vault_pipeline.documents.cleaning import CLEANING_VERSION, DEFAULT_MAX_CHARS, clean_document
+from vault_pipeline.documents.fast_pdf import converter_version as fast_version
+from vault_pipeline.documents.fast_pdf import pdf_to_markdown_fast
+from vault_pipeline.documents.latex import converter_version as latex_version
+from vault_pipeline.documents.latex import eprint_to_markdown
+from vault_pipeline.documents.outcome import (
+    EMPTY,
+    FAILED,
+    OK,
+    TOO_LARGE,
+    Conversion,
+    ConversionError,
+    Converted,
+)
+from vault_pipeline.documents.pdf import RULED, PdfLimits, check_table_mode, pdf_to_markdown
+from vault_pipeline.documents.pdf import converter_version as pdf_version
 
 PDF = "pdf"
 LATEX = "latex"

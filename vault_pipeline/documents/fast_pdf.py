@@ -28,10 +28,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..lazy import lazy_import
-from .fast_tables import Piece, captioned, horizontal_rules, rule_groups, table_markdown
-from .outcome import Converted
-from .pdf import ALL, OFF, RULED, PdfLimits, check_table_mode, convert_pdf
+from vault_pipeline.documents.fast_tables import (
+    Piece,
+    captioned,
+    horizontal_rules,
+    rule_groups,
+    table_markdown,
+)
+from vault_pipeline.documents.outcome import Converted
+from vault_pipeline.documents.pdf import ALL, OFF, RULED, PdfLimits, check_table_mode, convert_pdf
+from vault_pipeline.pipeline.lazy import lazy_import
 
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 

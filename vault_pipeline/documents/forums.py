@@ -14,8 +14,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import polars as pl
 
-from ..schemas import DOCUMENTS
-from .outcome import NO_SOURCE
+from vault_pipeline.documents.outcome import NO_SOURCE
+from vault_pipeline.schemas import DOCUMENTS
 
 _NAME = re.compile(r"^openreview-(?P<forum>[A-Za-z0-9_-]+)(?:\.rev-(?P<rev>[A-Za-z0-9_-]+))?"
                    r"\.pdf$")

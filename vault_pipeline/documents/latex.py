@@ -25,7 +25,13 @@ from pylatexenc.latex2text import (
     get_default_latex_context_db,
 )
 
-from .outcome import EMPTY, TOO_LARGE, UNSUPPORTED, ConversionError, Converted
+from vault_pipeline.documents.outcome import (
+    EMPTY,
+    TOO_LARGE,
+    UNSUPPORTED,
+    ConversionError,
+    Converted,
+)
 
 LATEX_VERSION = "1"
 MAX_INLINE_DEPTH = 12

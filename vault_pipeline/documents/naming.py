@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote, urlparse
 
-from ..ids import ARCHIVE, ArxivId, parse_arxiv_id
+from vault_pipeline.ids import ARCHIVE, ArxivId, parse_arxiv_id
 
 _EXTENSIONS = re.compile(r"(?:\.(?:pdf|tar|tgz|gz|tex|zip|ps))+$", re.IGNORECASE)
 _PREFIX = re.compile(r"^(?:arxiv[-_:.\s]?)", re.IGNORECASE)

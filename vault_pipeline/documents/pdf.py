@@ -23,9 +23,16 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..lazy import lazy_import
-from .invisible import drop_hidden_text
-from .outcome import CORRUPT, EMPTY, ENCRYPTED, TOO_LARGE, ConversionError, Converted
+from vault_pipeline.documents.invisible import drop_hidden_text
+from vault_pipeline.documents.outcome import (
+    CORRUPT,
+    EMPTY,
+    ENCRYPTED,
+    TOO_LARGE,
+    ConversionError,
+    Converted,
+)
+from vault_pipeline.pipeline.lazy import lazy_import
 
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 

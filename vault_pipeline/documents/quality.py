@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..checks import Outcome
-from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
-from ..tables import TableStore
-from .outcome import SUCCESS
+from vault_pipeline.documents.outcome import SUCCESS
+from vault_pipeline.pipeline.checks import Outcome
+from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
+from vault_pipeline.store.tables import TableStore
 
 DEFAULT_MIN_SUCCESS_RATE = 0.95  # the review-paradigm study reached 94.4%
 

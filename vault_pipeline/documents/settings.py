@@ -1,29 +1,29 @@
-"""Settings of the documents stage, resolved like every stage's (:mod:`vault_pipeline.config`:
+"""Settings of the documents stage, resolved like every stage's
+(:mod:`vault_pipeline.pipeline.settings`:
 defaults, `[documents]` in `vault.toml`, `VAULT_DOCUMENTS_<FIELD>`, the run config). Flat, as
 a user sets them; :meth:`DocumentsSettings.config` turns them into the converter's limits."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
-from .. import config
-from .archive import ArchiveLimits
-from .build import DocumentsConfig
-from .cleaning import DEFAULT_MAX_CHARS
-from .convert import DEFAULT_PDF_CONVERTER, Settings
-from .pdf import RULED, PdfLimits
-from .workers import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, PoolSettings
+from vault_pipeline.documents.archive import ArchiveLimits
+from vault_pipeline.documents.build import DocumentsConfig
+from vault_pipeline.documents.cleaning import DEFAULT_MAX_CHARS
+from vault_pipeline.documents.convert import DEFAULT_PDF_CONVERTER, Settings
+from vault_pipeline.documents.pdf import RULED, PdfLimits
+from vault_pipeline.documents.workers import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, PoolSettings
+from vault_pipeline.pipeline.settings import StageSettings
 
 STAGE = "documents"
 
 
 @dataclass(frozen=True)
-class DocumentsSettings:
+class DocumentsSettings(StageSettings):
     """Limits of a run; the truncation limit, the PDF converter and its switches are part of
     the converter version, so changing them converts every document again."""
+
+    SECTION = STAGE
 
     timeout_s: float = DEFAULT_TIMEOUT_S
     """Seconds one document may take to convert before its worker is stopped."""
@@ -48,11 +48,6 @@ class DocumentsSettings:
     """Times a timeout, crash or error is tried before the document stays failed."""
     retry_failed: bool = False  # try every such failure again now (`--retry-failed`)
     """Try every document that failed before again in this run."""
-
-    @classmethod
-    def resolve(cls, home: Path | None = None, run_config: Mapping[str, Any] | None = None,
-                environ: Mapping[str, str] | None = None) -> DocumentsSettings:
-        return config.resolve(cls, STAGE, home=home, run_config=run_config, environ=environ)
 
     def config(self) -> DocumentsConfig:
         """The build's configuration: converter settings, worker pool, retries."""

@@ -8,15 +8,15 @@ and resumes a crashed run."""
 
 from __future__ import annotations
 
-from .. import overview
-from ..executors import ExecutorSettings, make_executor
-from ..paths import VaultPaths
-from ..schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
-from ..stages import Chart, Counts, RunContext, Stage, StageResult
-from . import quality
-from .build import DocumentsReport, build_documents
-from .settings import STAGE as SECTION
-from .settings import DocumentsSettings
+from vault_pipeline.documents import quality
+from vault_pipeline.documents.build import DocumentsReport, build_documents
+from vault_pipeline.documents.settings import STAGE as SECTION
+from vault_pipeline.documents.settings import DocumentsSettings
+from vault_pipeline.executors import make_executor
+from vault_pipeline.pipeline import figures
+from vault_pipeline.pipeline.stage import Chart, Counts, RunContext, Stage, StageResult
+from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
+from vault_pipeline.store.paths import VaultPaths
 
 Result = StageResult[DocumentsSettings, DocumentsReport]
 
@@ -25,9 +25,9 @@ def run_documents(paths: VaultPaths, settings: DocumentsSettings, context: RunCo
                   ) -> Result:
     """The build (on the `[compute]` executor), and the success rate of each source over
     the whole table."""
-    executor = make_executor(ExecutorSettings.resolve(paths.home))
+    executor = make_executor(context.uses("compute"))
     report = build_documents(paths, settings.config(), executor=executor,
-                             progress=context.progress)
+                             progress=context.progress, cutoff=context.uses("splits").cutoff)
     return StageResult(report, settings, {"success_rates": quality.success_rates(paths.store)})
 
 
@@ -38,7 +38,7 @@ def _figures(run: Result) -> dict:
         DOCUMENTS.name: {"dagster/row_count": r.rows, "converted_now": r.converted,
                          "reused": r.reused, "resumed": r.resumed,
                          "by_status": Counts("status", r.by_status),
-                         "by_status_chart": Chart(overview.top(r.by_status),
+                         "by_status_chart": Chart(figures.top(r.by_status),
                                                   "Documents by status"),
                          "by_source": Counts("source", r.by_source),
                          "success_rate_by_source": run.read["success_rates"]},
@@ -49,7 +49,7 @@ def _figures(run: Result) -> dict:
 STAGE = Stage(
     "documents", "documents", inputs=("raw_files", "papers", "submissions"),
     outputs=(DOCUMENTS, DOCUMENT_ATTEMPTS), run=run_documents,
-    settings=DocumentsSettings, section=SECTION,
+    settings=DocumentsSettings, section=SECTION, uses=("splits", "compute"),
     describe=lambda run: (f"documents: {run.report.rows} rows; {run.report.converted} "
                           f"converted, {run.report.reused} reused, {run.report.resumed} "
                           "resumed from a crashed run"),

@@ -2,7 +2,7 @@
 
 PyMuPDF can hang, segfault or balloon on hostile files and is not thread-safe, so every
 document is converted in a separate process of the project's isolated pool
-(:mod:`vault_pipeline.isolation`) with a hard per-document timeout and a memory cap: a
+(:mod:`vault_pipeline.executors.isolation`) with a hard per-document timeout and a memory cap: a
 document whose worker hangs or dies gets a ``timeout`` or ``crashed`` result while the batch
 goes on."""
 
@@ -12,7 +12,9 @@ import concurrent.futures
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 
-from ..isolation import (
+from vault_pipeline.documents.convert import Task, convert_task
+from vault_pipeline.documents.outcome import TIMEOUT, Conversion
+from vault_pipeline.executors.isolation import (
     DEFAULT_MEMORY_MB,
     DEFAULT_TIMEOUT_S,
     PoolSettings,
@@ -21,9 +23,7 @@ from ..isolation import (
     limit_memory,
     outcome_of,
 )
-from ..isolation import run_isolated as run_in_pool
-from .convert import Task, convert_task
-from .outcome import TIMEOUT, Conversion
+from vault_pipeline.executors.isolation import run_isolated as run_in_pool
 
 __all__ = [
     "DEFAULT_MEMORY_MB",

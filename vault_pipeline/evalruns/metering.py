@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..ideas.backends import Answer, Backend, Request
+from vault_pipeline.ideas.backends import Answer, Backend, Request
 
 Cell = tuple[str, str]  # (task, input): `("direct", "vanilla")`, `("summary", "objective")`
 

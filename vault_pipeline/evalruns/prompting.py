@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from importlib import resources
 
-from ..ideas.prompting import Prompt, read_sections
+from vault_pipeline.llm.prompting import Prompt, read_sections
 
 
 def load_prompt(version: str) -> Prompt:

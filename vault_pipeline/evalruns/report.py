@@ -12,9 +12,10 @@ from pathlib import Path
 
 import polars as pl
 
-from ..errors import VaultError
-from ..paths import VaultPaths
-from ..schemas import (
+from vault_pipeline.errors import VaultError
+from vault_pipeline.evalruns.render import Block, Figure, Heading, Table, Text, markdown, to_html
+from vault_pipeline.evalruns.settings import INPUTS
+from vault_pipeline.schemas import (
     EVAL_CARDS,
     EVAL_RUN_CALL_FAILURES,
     EVAL_RUN_CALLS,
@@ -22,8 +23,7 @@ from ..schemas import (
     EVAL_RUN_PREDICTIONS,
     EVAL_SUMMARIES,
 )
-from .render import Block, Figure, Heading, Table, Text, markdown, to_html
-from .settings import INPUTS
+from vault_pipeline.store.paths import VaultPaths
 
 FORMATS = ("html", "md")
 REVIEW_ROWS = ("direct", "anchor", "group", "elo", "bradley_terry", "swiss")
@@ -188,7 +188,7 @@ def figures(items: pl.DataFrame, bins: pl.DataFrame) -> list[Figure]:
     """The three study figures of the rating paradigms (none without rating predictions)."""
     if items.is_empty():
         return []
-    from . import plots
+    from vault_pipeline.evalruns import plots
 
     tasks = [t for t in REVIEW_ROWS if t in set(items.get_column("task"))]
     inputs = _inputs_of(items)

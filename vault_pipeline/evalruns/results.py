@@ -11,14 +11,19 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..ideas.incremental import rows_frame
-from ..paths import VaultPaths
-from ..schemas import EVAL_RUN_CALLS, EVAL_RUN_METRICS, EVAL_RUN_PREDICTIONS, TableSchema
-from . import metrics as m
-from .scores import bradley_terry, elo
-from .settings import INPUTS, EvalRunSettings
-from .swiss import SCORE
-from .tasks import ABSTRACT
+from vault_pipeline.evalruns import metrics as m
+from vault_pipeline.evalruns.scores import bradley_terry, elo
+from vault_pipeline.evalruns.settings import INPUTS, EvalRunSettings
+from vault_pipeline.evalruns.swiss import SCORE
+from vault_pipeline.evalruns.tasks import ABSTRACT
+from vault_pipeline.llm.batches import rows_frame
+from vault_pipeline.schemas import (
+    EVAL_RUN_CALLS,
+    EVAL_RUN_METRICS,
+    EVAL_RUN_PREDICTIONS,
+    TableSchema,
+)
+from vault_pipeline.store.paths import VaultPaths
 
 RATED = ("direct", "anchor", "group")
 STRENGTHS = ("elo", "bradley_terry", "swiss")

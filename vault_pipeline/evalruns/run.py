@@ -14,16 +14,28 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ..errors import VaultError
-from ..evalsets.similarity import topic_space, topic_text
-from ..ideas.backends import Backend, Request, make_backend
-from ..ideas.decompose import now, run_batch
-from ..ideas.incremental import StageTables, run_incremental
-from ..ideas.inputs import ABSTRACT_ONLY, PaperInput
-from ..ideas.prompting import Prompt
-from ..integrity.gate import NEVER, FieldPolicy, Gate
-from ..paths import VaultPaths
-from ..schemas import (
+from vault_pipeline.errors import VaultError
+from vault_pipeline.evalruns.metering import Metered, RunReport, TaskStats
+from vault_pipeline.evalruns.prompting import load_prompt, prompt_versions, render
+from vault_pipeline.evalruns.settings import REVIEW_TASKS, EvalRunSettings
+from vault_pipeline.evalruns.summaries import build_summaries
+from vault_pipeline.evalruns.swiss import swiss_rounds
+from vault_pipeline.evalruns.tasks import (
+    ABSTRACT,
+    SPECS,
+    Unit,
+    check_no_leak,
+    input_texts,
+    task_units,
+)
+from vault_pipeline.evalsets.similarity import topic_space, topic_text
+from vault_pipeline.ideas.backends import Backend, Request, make_backend
+from vault_pipeline.ideas.decompose import now, run_batch
+from vault_pipeline.integrity.gate import NEVER, FieldPolicy, Gate
+from vault_pipeline.llm.batches import StageTables, run_incremental
+from vault_pipeline.llm.inputs import ABSTRACT_ONLY, PaperInput
+from vault_pipeline.llm.prompting import Prompt
+from vault_pipeline.schemas import (
     EVAL_GROUPWISE,
     EVAL_PAIRWISE,
     EVAL_POINTWISE,
@@ -33,12 +45,7 @@ from ..schemas import (
     EVAL_RUN_CALLS,
     TableSchema,
 )
-from .metering import Metered, RunReport, TaskStats
-from .prompting import load_prompt, prompt_versions, render
-from .settings import REVIEW_TASKS, EvalRunSettings
-from .summaries import build_summaries
-from .swiss import swiss_rounds
-from .tasks import ABSTRACT, SPECS, Unit, check_no_leak, input_texts, task_units
+from vault_pipeline.store.paths import VaultPaths
 
 TABLES = StageTables(EVAL_RUN_CALLS, EVAL_RUN_CALL_FAILURES, "unit_id", "evalruns",
                      keep_unrequested=True)
@@ -132,7 +139,7 @@ def run_evaluation(paths: VaultPaths, settings: EvalRunSettings,
                    log: Callable[[str], object] = print) -> RunReport:
     """Ask every call of the run not yet answered (or quarantined), then write the
     predictions and metrics of the run. ``backend`` replaces the configured one (tests)."""
-    from .results import write_results
+    from vault_pipeline.evalruns.results import write_results
 
     report = RunReport(settings.run_id)
     sets = read_sets(paths, settings.tasks)

@@ -6,14 +6,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from .. import config
-from ..errors import VaultError
-from ..ideas.settings import IdeasSettings
+from vault_pipeline.errors import VaultError
+from vault_pipeline.llm.settings import IdeasSettings
+from vault_pipeline.pipeline.settings import StageSettings
 
 REVIEW_TASKS = ("direct", "anchor", "group", "elo", "swiss")
 IDEA_TASKS = ("idea_point3", "idea_point2", "idea_pair", "idea_group")
@@ -27,8 +25,11 @@ STAGE = "evalruns"  # `vault.toml [evalruns]`, `VAULT_EVALRUNS_<FIELD>`
 
 
 @dataclass(frozen=True)
-class EvalRunSettings:
+class EvalRunSettings(StageSettings):
     run_id: str = "default"
+
+    SECTION = STAGE
+    LABEL = "evaluation-run settings"
     """Name of the run: its calls, predictions and metrics are kept under it."""
     tasks: tuple[str, ...] = TASKS
     """Tasks run: review paradigms (direct, anchor, group, elo, swiss) and InnoEval tasks
@@ -94,19 +95,12 @@ class EvalRunSettings:
         if problems:
             raise VaultError("evaluation-run settings: " + "; ".join(problems))
 
-    @classmethod
-    def resolve(cls, overrides: Mapping[str, Any] | None = None,
-                home: Path | None = None) -> EvalRunSettings:
-        """The run config over the lower layers (`vault.toml [evalruns]`,
-        `VAULT_EVALRUNS_<FIELD>`), through the project's one resolver."""
-        return config.resolve(cls, STAGE, home=home, run_config=overrides,
-                              label="evaluation-run settings")
-
     def backend_settings(self, repeat: int = 0) -> IdeasSettings:
         """The ideas stage's backend settings with this run's model, temperature and seed."""
         changes = {"model": self.model, "temperature": self.temperature,
                    "seed": self.seed + repeat}
-        base = IdeasSettings.resolve({k: v for k, v in self.ideas.items() if k != "prompt"})
+        ideas = {k: v for k, v in self.ideas.items() if k != "prompt"}
+        base = IdeasSettings.resolve(run_config=ideas)
         return base.replace(**{k: v for k, v in changes.items() if v is not None})
 
     def summarizer_settings(self) -> IdeasSettings:

@@ -7,8 +7,19 @@ from __future__ import annotations
 
 import base64
 
-from ..paths import VaultPaths
-from ..schemas import (
+from vault_pipeline.evalruns.render import Figure, markdown
+from vault_pipeline.evalruns.report import (
+    HEADLINE,
+    default_target,
+    headline,
+    report_blocks,
+    write_blocks,
+)
+from vault_pipeline.evalruns.run import RunReport, run_evaluation
+from vault_pipeline.evalruns.settings import STAGE as SECTION
+from vault_pipeline.evalruns.settings import EvalRunSettings
+from vault_pipeline.pipeline.stage import Markdown, Rows, RunContext, Stage, StageResult
+from vault_pipeline.schemas import (
     EVAL_RUN_CALL_FAILURES,
     EVAL_RUN_CALLS,
     EVAL_RUN_METRICS,
@@ -16,12 +27,7 @@ from ..schemas import (
     EVAL_SUMMARIES,
     EVAL_SUMMARY_FAILURES,
 )
-from ..stages import Markdown, Rows, RunContext, Stage, StageResult
-from .render import Figure, markdown
-from .report import HEADLINE, default_target, headline, report_blocks, write_blocks
-from .run import RunReport, run_evaluation
-from .settings import STAGE as SECTION
-from .settings import EvalRunSettings
+from vault_pipeline.store.paths import VaultPaths
 
 
 def _figures_md(figures: list[Figure]) -> str:

@@ -16,20 +16,20 @@ from dataclasses import dataclass
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..errors import VaultError
-from ..ideas.backends import Backend, Request, make_backend
-from ..ideas.backends.extractive import SUMMARY_SCHEMA
-from ..ideas.decompose import now, run_batch
-from ..ideas.extractive_summary import VERSION as EXTRACTIVE_VERSION
-from ..ideas.incremental import StageTables, run_incremental
-from ..ideas.inputs import PaperInput
-from ..ideas.prompting import Prompt
-from ..integrity.gate import NEVER, FieldPolicy, Gate
-from ..paths import VaultPaths
-from ..schemas import EVAL_SUMMARIES, EVAL_SUMMARY_FAILURES
-from .metering import Metered, RunReport
-from .prompting import load_prompt, render
-from .settings import EvalRunSettings
+from vault_pipeline.errors import VaultError
+from vault_pipeline.evalruns.metering import Metered, RunReport
+from vault_pipeline.evalruns.prompting import load_prompt, render
+from vault_pipeline.evalruns.settings import EvalRunSettings
+from vault_pipeline.ideas.backends import Backend, Request, make_backend
+from vault_pipeline.ideas.backends.extractive import SUMMARY_SCHEMA
+from vault_pipeline.ideas.decompose import now, run_batch
+from vault_pipeline.ideas.extractive_summary import VERSION as EXTRACTIVE_VERSION
+from vault_pipeline.integrity.gate import NEVER, FieldPolicy, Gate
+from vault_pipeline.llm.batches import StageTables, run_incremental
+from vault_pipeline.llm.inputs import PaperInput
+from vault_pipeline.llm.prompting import Prompt
+from vault_pipeline.schemas import EVAL_SUMMARIES, EVAL_SUMMARY_FAILURES
+from vault_pipeline.store.paths import VaultPaths
 
 KINDS = ("vanilla", "objective")
 PROMPTS = {"vanilla": "summary_vanilla.v1", "objective": "summary_objective.v1"}

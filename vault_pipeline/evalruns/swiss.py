@@ -9,8 +9,8 @@ import math
 import random
 from typing import Protocol
 
-from .settings import EvalRunSettings
-from .tasks import ABSTRACT, Unit, pair_text
+from vault_pipeline.evalruns.settings import EvalRunSettings
+from vault_pipeline.evalruns.tasks import ABSTRACT, Unit, pair_text
 
 SCORE = {"A": 1.0, "B": 0.0, "tie": 0.5}
 

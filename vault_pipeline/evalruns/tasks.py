@@ -14,9 +14,9 @@ import numpy as np
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import VaultError
-from ..records.idea import IDEA_FIELDS
-from .settings import EvalRunSettings
+from vault_pipeline.errors import VaultError
+from vault_pipeline.evalruns.settings import EvalRunSettings
+from vault_pipeline.records.idea import IDEA_FIELDS
 
 ABSTRACT, IDEA = "abstract", "idea"
 

@@ -17,11 +17,29 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..ideas.backends import Backend
-from ..ideas.settings import IdeasSettings
-from ..paths import VaultPaths
-from ..records.idea import IDEA_FIELDS
-from ..schemas import (
+from vault_pipeline.evalsets import metrics as m
+from vault_pipeline.evalsets.candidates import IDEA_SETS, labelled_submissions
+from vault_pipeline.evalsets.cards import render_card, shortfall_dicts
+from vault_pipeline.evalsets.citation_windows import submission_windows
+from vault_pipeline.evalsets.extraction import ExtractionReport, extract_ideas
+from vault_pipeline.evalsets.groupwise import GROUPWISE, groupwise_set
+from vault_pipeline.evalsets.inputs import excluded_frame, read_inputs
+from vault_pipeline.evalsets.pairwise import PAIRWISE, pairwise_set
+from vault_pipeline.evalsets.pointwise import POINTWISE, pointwise_set
+from vault_pipeline.evalsets.review_paradigm import (
+    ANCHORS,
+    POPULATION,
+    STRATIFIED,
+    build_review_sets,
+    eligible,
+    nearest_anchors,
+)
+from vault_pipeline.evalsets.settings import EvalSetsSettings
+from vault_pipeline.evalsets.similarity import topic_space, topic_text
+from vault_pipeline.ideas.backends import Backend
+from vault_pipeline.llm.settings import IdeasSettings
+from vault_pipeline.records.idea import IDEA_FIELDS
+from vault_pipeline.schemas import (
     EVAL_CARDS,
     EVAL_CITATION_WINDOWS,
     EVAL_EXCLUDED,
@@ -34,26 +52,8 @@ from ..schemas import (
     EVAL_REVIEW_STRATIFIED,
     TableSchema,
 )
-from ..storage import atomic_write_bytes
-from . import metrics as m
-from .candidates import IDEA_SETS, labelled_submissions
-from .cards import render_card, shortfall_dicts
-from .citation_windows import submission_windows
-from .extraction import ExtractionReport, extract_ideas
-from .groupwise import GROUPWISE, groupwise_set
-from .inputs import excluded_frame, read_inputs
-from .pairwise import PAIRWISE, pairwise_set
-from .pointwise import POINTWISE, pointwise_set
-from .review_paradigm import (
-    ANCHORS,
-    POPULATION,
-    STRATIFIED,
-    build_review_sets,
-    eligible,
-    nearest_anchors,
-)
-from .settings import EvalSetsSettings
-from .similarity import topic_space, topic_text
+from vault_pipeline.store.atomic import atomic_write_bytes
+from vault_pipeline.store.paths import VaultPaths
 
 TABLES: dict[str, TableSchema] = {
     POINTWISE: EVAL_POINTWISE, PAIRWISE: EVAL_PAIRWISE, GROUPWISE: EVAL_GROUPWISE,
@@ -137,7 +137,7 @@ def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
     report.extraction = extract_ideas(
         paths, candidates.frame.select("forum_id", "venue_id", "title", "abstract",
                                        "arxiv_id"),
-        inputs.documents, IdeasSettings.resolve(settings.ideas, home=paths.home),
+        inputs.documents, IdeasSettings.resolve(run_config=settings.ideas, home=paths.home),
         settings.prompt, backend, log)
     clock.lap("ideas")
     ideas = _idea_column(paths)

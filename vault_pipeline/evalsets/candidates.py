@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from .inputs import Inputs, attach_ratings, excluded_frame
-from .labels import BINARY, THREE_CLASS, label_of, venue_year
-from .settings import EvalSetsSettings
+from vault_pipeline.evalsets.inputs import Inputs, attach_ratings, excluded_frame
+from vault_pipeline.evalsets.labels import BINARY, THREE_CLASS, label_of, venue_year
+from vault_pipeline.evalsets.settings import EvalSetsSettings
 
 IDEA_SETS = "idea_sets"  # `set_name` of exclusions shared by the three idea sets
 

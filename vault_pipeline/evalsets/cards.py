@@ -14,8 +14,8 @@ from typing import Any
 
 import polars as pl
 
-from .reliability import icc_oneway
-from .review_paradigm import Shortfall
+from vault_pipeline.evalsets.reliability import icc_oneway
+from vault_pipeline.evalsets.review_paradigm import Shortfall
 
 SET_DOCS = {
     "pointwise": "Point-wise idea set: one idea per row with its decision label (Reject / "

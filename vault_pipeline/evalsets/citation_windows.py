@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ..reviews import title_key
+from vault_pipeline.reviews.build import title_key
 
 MIN_TITLE_RATIO = 0.90
 WINDOWS_MONTHS = (12, 17)

@@ -29,23 +29,25 @@ from typing import Any
 
 import polars as pl
 
-from ..ideas.backends import Backend, make_backend
-from ..ideas.backends.base import Answer, Request
-from ..ideas.decompose import Accepted, BatchOutcome, Rejected, findings_rows, run_batch
-from ..ideas.incremental import BatchRows, StageTables, run_incremental
-from ..ideas.inputs import ABSTRACT_ONLY, PaperInput, input_hash, load_inputs
-from ..ideas.prompting import load_prompt
-from ..ideas.settings import IdeasSettings
-from ..integrity.gate import NEVER, FieldPolicy, Gate, gate_key, paper_gate
-from ..integrity.llm_judge import judge_for
-from ..paths import VaultPaths
-from ..records.idea import (
-    PLANNING_FIELDS,
-    SCHEMA_VERSION,
-    IdeaRecord,
+from vault_pipeline.evalsets.inputs import OPENREVIEW_PDF, forum_documents, usable
+from vault_pipeline.ideas.backends import Backend, make_backend
+from vault_pipeline.ideas.decompose import (
+    Accepted,
+    BatchOutcome,
+    Rejected,
+    findings_rows,
+    run_batch,
 )
-from ..schemas import EVAL_IDEA_FAILURES, EVAL_IDEAS
-from .inputs import OPENREVIEW_PDF, forum_documents, usable
+from vault_pipeline.integrity.gate import NEVER, FieldPolicy, Gate, gate_key, paper_gate
+from vault_pipeline.integrity.llm_judge import judge_for
+from vault_pipeline.llm.backends.base import Answer, Request
+from vault_pipeline.llm.batches import BatchRows, StageTables, run_incremental
+from vault_pipeline.llm.inputs import ABSTRACT_ONLY, PaperInput, input_hash, load_inputs
+from vault_pipeline.llm.prompting import load_prompt
+from vault_pipeline.llm.settings import IdeasSettings
+from vault_pipeline.records.idea import PLANNING_FIELDS, SCHEMA_VERSION, IdeaRecord
+from vault_pipeline.schemas import EVAL_IDEA_FAILURES, EVAL_IDEAS
+from vault_pipeline.store.paths import VaultPaths
 
 NO_ARXIV_NOTE = "no arXiv match for this submission, so no full text: title and abstract only"
 

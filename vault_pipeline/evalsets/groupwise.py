@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from .labels import RANK, order_key
-from .review_paradigm import Shortfall
-from .settings import LABELS, EvalSetsSettings
-from .similarity import TopicSpace
+from vault_pipeline.evalsets.labels import RANK, order_key
+from vault_pipeline.evalsets.review_paradigm import Shortfall
+from vault_pipeline.evalsets.settings import LABELS, EvalSetsSettings
+from vault_pipeline.evalsets.similarity import TopicSpace
 
 GROUPWISE = "groupwise"
 _CHUNK = 64

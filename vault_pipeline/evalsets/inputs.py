@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ..documents.cleaning import truncate
-from ..paths import VaultPaths
-from ..reviews_parse import RATING_ALIASES
-from ..schemas import CITATION_COUNTS, CITATIONS, DOCUMENTS, REVIEWS, SUBMISSIONS
+from vault_pipeline.documents.cleaning import truncate
+from vault_pipeline.parse.openreview import RATING_ALIASES
+from vault_pipeline.schemas import CITATION_COUNTS, CITATIONS, DOCUMENTS, REVIEWS, SUBMISSIONS
+from vault_pipeline.store.paths import VaultPaths
 
 RATINGS_SCOPE = "ratings"  # `set_name` of exclusions that concern every set
 _RATING_SECTION = re.compile(
@@ -148,7 +148,7 @@ def attach_citations(frame: pl.DataFrame, counts: pl.DataFrame | None) -> pl.Dat
     if counts is None or counts.is_empty():
         return frame.with_columns(*(pl.lit(None, dtype).alias(name)
                                     for name, dtype in columns.items()))
-    from .citation_windows import match_records
+    from vault_pipeline.evalsets.citation_windows import match_records
 
     newest = (counts.sort("read_at", descending=True, nulls_last=True)
               .unique("s2_id", keep="first", maintain_order=True))

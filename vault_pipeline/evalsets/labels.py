@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from .settings import LABELS, OFF_TRACK
+from vault_pipeline.evalsets.settings import LABELS, OFF_TRACK
 
 TIER_OF_DECISION = {"Accept (oral)": "Oral", "Accept (spotlight)": "Spotlight",
                     "Accept (poster)": "Poster", "Reject": "Reject",

@@ -6,7 +6,7 @@ from typing import Any
 
 import polars as pl
 
-from .cards import counts, reliability, score_summary
+from vault_pipeline.evalsets.cards import counts, reliability, score_summary
 
 
 def idea_set_metrics(frame: pl.DataFrame, forums: list[str], reviews: pl.DataFrame,

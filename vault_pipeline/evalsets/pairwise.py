@@ -17,11 +17,11 @@ import hashlib
 import numpy as np
 import polars as pl
 
-from .labels import coin, order_key
-from .pointwise import pooled_venues
-from .review_paradigm import Shortfall
-from .settings import PAIR_TYPES, EvalSetsSettings
-from .similarity import TopicSpace
+from vault_pipeline.evalsets.labels import coin, order_key
+from vault_pipeline.evalsets.pointwise import pooled_venues
+from vault_pipeline.evalsets.review_paradigm import Shortfall
+from vault_pipeline.evalsets.settings import PAIR_TYPES, EvalSetsSettings
+from vault_pipeline.evalsets.similarity import TopicSpace
 
 PAIRWISE = "pairwise"
 _CHUNK = 256

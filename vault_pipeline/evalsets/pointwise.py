@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from .labels import order_key
-from .review_paradigm import Shortfall
-from .settings import EvalSetsSettings
+from vault_pipeline.evalsets.labels import order_key
+from vault_pipeline.evalsets.review_paradigm import Shortfall
+from vault_pipeline.evalsets.settings import EvalSetsSettings
 
 POINTWISE = "pointwise"
 

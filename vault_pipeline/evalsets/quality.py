@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..checks import Outcome
-from ..ideas.quality import leak_outcome
-from ..integrity.gate import Gate
-from ..records.idea import IDEA_FIELDS
-from ..schemas import EVAL_GROUPWISE, EVAL_IDEAS, EVAL_PAIRWISE, EVAL_REVIEW_STRATIFIED
-from ..tables import TableStore
-from .extraction import IDEA_POLICY
-from .labels import RANK
-from .settings import PAIR_TYPES
+from vault_pipeline.evalsets.extraction import IDEA_POLICY
+from vault_pipeline.evalsets.labels import RANK
+from vault_pipeline.evalsets.settings import PAIR_TYPES
+from vault_pipeline.ideas.quality import leak_outcome
+from vault_pipeline.integrity.gate import Gate
+from vault_pipeline.pipeline.checks import Outcome
+from vault_pipeline.records.idea import IDEA_FIELDS
+from vault_pipeline.schemas import EVAL_GROUPWISE, EVAL_IDEAS, EVAL_PAIRWISE, EVAL_REVIEW_STRATIFIED
+from vault_pipeline.store.tables import TableStore
 
 
 def ideas_without_results(store: TableStore) -> Outcome:

@@ -23,15 +23,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from .inputs import (
+from vault_pipeline.evalsets.inputs import (
     Inputs,
     attach_citations,
     attach_ratings,
     attach_representations,
     excluded_frame,
 )
-from .labels import order_key
-from .settings import OFF_TRACK, EvalSetsSettings
+from vault_pipeline.evalsets.labels import order_key
+from vault_pipeline.evalsets.settings import OFF_TRACK, EvalSetsSettings
 
 POPULATION, STRATIFIED, ANCHORS = "review_population", "review_stratified", "review_anchors"
 

@@ -19,13 +19,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from .. import config
-from ..errors import VaultError
+from vault_pipeline.errors import VaultError
+from vault_pipeline.pipeline.settings import StageSettings
 
 STAGE = "evalsets"
 
@@ -43,8 +41,11 @@ LEXICAL = "lexical"  # the similarity used when asked for, or when no embedder i
 
 
 @dataclass(frozen=True)
-class EvalSetsSettings:
+class EvalSetsSettings(StageSettings):
     seed: int = 0
+
+    SECTION = STAGE
+    LABEL = "evaluation-set"
     """Seed of every sample the sets draw."""
     # idea sets (seed 000)
     idea_venues: tuple[str, ...] = ("ICLR.cc/2025/Conference", "NeurIPS.cc/2025/Conference")
@@ -146,15 +147,6 @@ class EvalSetsSettings:
             problems.append("max_text_chars must be positive")
         if problems:
             raise VaultError("evaluation-set settings: " + "; ".join(problems))
-
-    @classmethod
-    def resolve(cls, overrides: Mapping[str, Any] | None = None, home: Path | None = None,
-                environ: Mapping[str, str] | None = None) -> EvalSetsSettings:
-        """The given (non-null) values over the lower layers of :mod:`vault_pipeline.config`
-        (`[evalsets]` in `vault.toml`, `VAULT_EVALSETS_<FIELD>`); unknown names are an
-        error."""
-        return config.resolve(cls, STAGE, home=home, run_config=overrides, environ=environ,
-                              label="evaluation-set")
 
     def replace(self, **changes: Any) -> EvalSetsSettings:
         return dataclasses.replace(self, **changes)

@@ -1,5 +1,5 @@
 """Topic similarity between submissions: cosine of the vault's embeddings of title and
-abstract (`vault_pipeline.index.embedders`, the same models as the retrieval index), or,
+abstract (`vault_pipeline.embeddings.embedders`, the same models as the retrieval index), or,
 when asked for or when no embedder is installed, cosine of TF-IDF vectors (scikit-learn),
 named `lexical-tfidf` wherever it was used so a set never passes one off as the other.
 
@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..paths import VaultPaths
-from ..storage import atomic_path
-from .settings import LEXICAL
+from vault_pipeline.evalsets.settings import LEXICAL
+from vault_pipeline.store.atomic import atomic_path
+from vault_pipeline.store.paths import VaultPaths
 
 LEXICAL_METHOD = "lexical-tfidf"
 
@@ -95,7 +95,11 @@ def topic_space(paths: VaultPaths, texts: list[str], model: str, batch_size: int
     """Vectors of ``texts`` with the configured embedder, or the lexical fallback."""
     if model == LEXICAL:
         return lexical_space(texts, "lexical similarity requested (embedder = lexical)")
-    from ..index.embedders import EmbedderNotInstalled, EmbedderSettings, load_embedder
+    from vault_pipeline.embeddings.embedders import (
+        EmbedderNotInstalled,
+        EmbedderSettings,
+        load_embedder,
+    )
 
     try:
         embedder = load_embedder(EmbedderSettings(model=model, batch_size=batch_size))

@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import json
 
-from ..paths import VaultPaths
-from ..schemas import (
+from vault_pipeline.evalsets.build import TABLES, EvalSetsReport, build_evalsets, cards_dir
+from vault_pipeline.evalsets.settings import STAGE as SECTION
+from vault_pipeline.evalsets.settings import EvalSetsSettings
+from vault_pipeline.pipeline.stage import Counts, Markdown, RunContext, Stage, StageResult
+from vault_pipeline.schemas import (
     EVAL_CARDS,
     EVAL_CITATION_WINDOWS,
     EVAL_EXCLUDED,
     EVAL_IDEA_FAILURES,
     EVAL_IDEAS,
 )
-from ..stages import Counts, Markdown, RunContext, Stage, StageResult
-from .build import TABLES, EvalSetsReport, build_evalsets, cards_dir
-from .settings import STAGE as SECTION
-from .settings import EvalSetsSettings
+from vault_pipeline.store.paths import VaultPaths
 
 Result = StageResult[EvalSetsSettings, EvalSetsReport]
 

@@ -3,8 +3,8 @@ Data on a cluster), chosen by the `[compute]` settings; see :mod:`.settings`."""
 
 from __future__ import annotations
 
-from .base import BatchFunction, Executor, LocalExecutor, ModelFactory
-from .settings import LOCAL, RAY, ExecutorSettings
+from vault_pipeline.executors.base import BatchFunction, Executor, LocalExecutor, ModelFactory
+from vault_pipeline.executors.settings import LOCAL, RAY, ExecutorSettings
 
 __all__ = ["BatchFunction", "Executor", "ExecutorSettings", "LocalExecutor", "ModelFactory",
            "make_executor"]
@@ -14,7 +14,7 @@ def make_executor(settings: ExecutorSettings | None = None) -> Executor:
     """The executor the settings name (Ray is imported only when chosen)."""
     settings = settings or ExecutorSettings()
     if settings.executor == RAY:
-        from .ray_executor import RayExecutor
+        from vault_pipeline.executors.ray_executor import RayExecutor
 
         return RayExecutor(settings)
     assert settings.executor == LOCAL

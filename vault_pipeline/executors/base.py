@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol, TypeVar
 
-from ..errors import VaultError
+from vault_pipeline.errors import VaultError
 
 T = TypeVar("T")
 R = TypeVar("R")

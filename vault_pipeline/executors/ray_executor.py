@@ -18,9 +18,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..errors import VaultError
-from .base import BatchFunction, ModelFactory, R, T, checked
-from .settings import ExecutorSettings
+from vault_pipeline.errors import VaultError
+from vault_pipeline.executors.base import BatchFunction, ModelFactory, R, T, checked
+from vault_pipeline.executors.settings import ExecutorSettings
 
 INSTALL = "pip install 'research-idea-vault[ray]'"
 

@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import VaultError
-from ..paths import VaultPaths
-from ..stages import Chart, Counts, Figures, Markdown, Rows, RunContext, Stage
-from .settings import RAY, ExecutorSettings
+from vault_pipeline.errors import VaultError
+from vault_pipeline.executors.settings import RAY, ExecutorSettings
+from vault_pipeline.pipeline.stage import Chart, Counts, Figures, Markdown, Rows, RunContext, Stage
+from vault_pipeline.store.paths import VaultPaths
 
 ENTRYPOINT = "python -m vault_pipeline.executors.ray_job"
 KIND = "__vault_figure__"  # the key that marks a figure of a kind other than plain JSON
@@ -93,15 +93,16 @@ def run_stage(pipes: Any) -> None:
     extras = pipes.extras
     stage = find_stage(extras["stage_module"], extras["stage"])
     paths = VaultPaths.from_env(extras["home"]).ensure()
-    settings = stage.resolve(paths.home, extras.get("run_config") or {})
-    compute = ExecutorSettings.resolve(paths.home)
+    settings = stage.resolve(home=paths.home, run_config=extras.get("run_config") or {})
+    compute = ExecutorSettings.resolve(home=paths.home)
     if compute.executor == RAY:  # this job is the stage's Ray driver, on the cluster
         import ray
 
         if not ray.is_initialized():  # Ray's job supervisor sets RAY_ADDRESS
             ray.init(address=os.environ.get("RAY_ADDRESS", compute.ray_address),
                      include_dashboard=False, log_to_driver=False)
-    report = stage.run(paths, settings, RunContext(pipes.run_id, pipes.log.info))
+    report = stage.run(paths, settings, RunContext(pipes.run_id, pipes.log.info,
+                                                   settings=stage.used_settings(paths.home)))
     for warning in stage.warnings(report):
         pipes.log.warning(warning)
     pipes.log.info(stage.describe(report))

@@ -1,5 +1,5 @@
 """Where the heavy per-document work runs, resolved like every stage's settings
-(:mod:`vault_pipeline.config`): defaults < `[compute]` in `vault.toml` <
+(:mod:`vault_pipeline.pipeline.settings`): defaults < `[compute]` in `vault.toml` <
 `VAULT_COMPUTE_<FIELD>` < run config. ``executor = "local"`` is the one-machine path (process
 pools on this machine); ``"ray"`` runs the same per-document functions as Ray Data
 pipelines on a Ray cluster (``ray_address``; unset: a Ray already started in this process,
@@ -13,13 +13,10 @@ stage's figures back (`executors/ray_job.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
-from .. import config
-from ..errors import VaultError
+from vault_pipeline.errors import VaultError
+from vault_pipeline.pipeline.settings import StageSettings
 
 STAGE = "compute"
 LOCAL = "local"
@@ -34,7 +31,7 @@ RAY_JOB_STAGES = frozenset({"documents", "masked_records", "index"})
 
 
 @dataclass(frozen=True)
-class ExecutorSettings:
+class ExecutorSettings(StageSettings):
     """``batch_size``: documents per Ray task (a task is the unit that is retried when its
     worker dies); ``actors``: model-holding actors (embedders) per pipeline;
     ``gpus_per_actor``: GPUs each of them claims; ``max_retries``: tries of a task or an
@@ -42,6 +39,8 @@ class ExecutorSettings:
     or ``ray_job`` (the heavy stages' Dagster assets submit them as Ray jobs);
     ``job_address``: the Ray job server (dashboard) URL, e.g. ``http://head:8265``
     (unset: ``$RAY_ADDRESS``, else a Ray cluster started on this machine)."""
+
+    SECTION = STAGE
 
     executor: str = LOCAL
     ray_address: str | None = None  # e.g. "auto", "ray://head:10001"
@@ -63,8 +62,3 @@ class ExecutorSettings:
         if self.batch_size < 1 or self.actors < 1 or self.max_retries < 0:
             raise VaultError("compute settings: batch_size and actors must be at least 1, "
                              "max_retries at least 0")
-
-    @classmethod
-    def resolve(cls, home: Path | None = None, run_config: Mapping[str, Any] | None = None,
-                environ: Mapping[str, str] | None = None) -> ExecutorSettings:
-        return config.resolve(cls, STAGE, home=home, run_config=run_config, environ=environ)

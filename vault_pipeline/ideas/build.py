@@ -12,26 +12,16 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 import polars as pl
 
-from ..executors import Executor, ExecutorSettings, make_executor
-from ..integrity.gate import PLAIN_TEXT, Gate, gate_key, mask_plain, paper_gate
-from ..integrity.llm_judge import judge_for
-from ..isolation import IsolatedPool
-from ..paths import VaultPaths
-from ..progress import Progress, no_progress
-from ..records.masked import RECORD_FIELDS, SCHEMA_VERSION, record_json_schema
-from ..schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
-from ..stages import Counts, RunContext, Stage, plain
-from ..versions import read_vault_versions, split_cutoff
-from .backends import Backend, make_backend
-from .backends.base import Request
-from .decompose import BatchOutcome, findings_rows, now, run_batch
-from .incremental import BatchRows, StageTables, rows_frame, run_incremental
-from .inputs import PaperInput, Withheld, input_hash, load_inputs
-from .isolated import (
+from vault_pipeline.executors import Executor, make_executor
+from vault_pipeline.executors.isolation import IsolatedPool
+from vault_pipeline.ideas.backends import Backend, make_backend
+from vault_pipeline.ideas.decompose import run_batch
+from vault_pipeline.ideas.isolated import (
     WORKER,
     PaperJob,
     Tally,
@@ -40,10 +30,22 @@ from .isolated import (
     paper_pool,
     retry_under,
 )
-from .prompting import Prompt, load_prompt
-from .settings import STAGE as SECTION
-from .settings import IdeasSettings
-from .views import VIEWS_VERSION, build_all
+from vault_pipeline.ideas.requests import build_requests, outcome_rows, worker_failure_row
+from vault_pipeline.ideas.views import VIEWS_VERSION, build_all
+from vault_pipeline.integrity.gate import PLAIN_TEXT, Gate, mask_plain, paper_gate
+from vault_pipeline.integrity.llm_judge import judge_for
+from vault_pipeline.llm.backends.base import Request
+from vault_pipeline.llm.batches import BatchRows, StageTables, rows_frame, run_incremental
+from vault_pipeline.llm.inputs import PaperInput, Withheld, load_inputs
+from vault_pipeline.llm.prompting import Prompt, load_prompt
+from vault_pipeline.llm.settings import IdeasSettings
+from vault_pipeline.papers.versions import read_vault_versions
+from vault_pipeline.pipeline.progress import Progress, no_progress
+from vault_pipeline.pipeline.settings import CUTOFF
+from vault_pipeline.pipeline.stage import RunContext
+from vault_pipeline.records.masked import RECORD_FIELDS
+from vault_pipeline.schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPERS, VIEWS
+from vault_pipeline.store.paths import VaultPaths
 
 
 @dataclass
@@ -79,13 +81,13 @@ class IdeasReport:
         return self.leaky_answers / self.processed if self.processed else 0.0
 
 
-def read_inputs(paths: VaultPaths, only: Sequence[str] | None = None,
+def read_inputs(paths: VaultPaths, cutoff: date, only: Sequence[str] | None = None,
                 withheld: list[Withheld] | None = None) -> list[PaperInput]:
     """Every paper's input (``only``: just those ids, e.g. the targets), each in the version
     the vault holds at the split's cutoff; papers with no text of that version are listed in
     ``withheld``."""
     papers = paths.store.read(PAPERS)
-    versions = read_vault_versions(paths.store, split_cutoff(paths.home))
+    versions = read_vault_versions(paths.store, cutoff)
     documents = paths.store.read_optional(DOCUMENTS)
     if documents is not None:
         documents = documents.filter(pl.col("arxiv_id").is_not_null())
@@ -96,64 +98,12 @@ def read_inputs(paths: VaultPaths, only: Sequence[str] | None = None,
     return load_inputs(papers, documents, versions, withheld)
 
 
-def build_requests(inputs: Sequence[PaperInput], backend: Backend, prompt: Prompt,
-                   settings: IdeasSettings) -> list[Request]:
-    prompt_version = prompt.version if backend.uses_prompt else "none"
-    schema = record_json_schema()
-    settings_key = f"{settings.generation_key()}|{gate_key(settings.llm_judge)}"
-    requests = []
-    for paper in inputs:
-        key = input_hash(paper, backend=backend.name, model=backend.model,
-                         prompt_version=prompt_version, schema_version=SCHEMA_VERSION,
-                         settings_key=settings_key)
-        messages = (prompt.messages(paper.arxiv_id, paper.markdown(settings.max_input_chars))
-                    if backend.uses_prompt else [])
-        requests.append(Request(key, paper, tuple(messages), schema))
-    return requests
 
 
-def _provenance(request: Request, backend: Backend, prompt_version: str) -> dict[str, Any]:
-    return {"arxiv_id": request.paper.arxiv_id, "version": request.paper.version,
-            "backend": backend.name,
-            "model": backend.model, "prompt_version": prompt_version,
-            "input_hash": request.custom_id, "input_source": request.paper.source,
-            "input_note": request.paper.note}
 
 
-def outcome_rows(outcome: BatchOutcome, backend: Backend,
-                 prompt_version: str) -> tuple[list[dict], list[dict]]:
-    """Table rows of one batch: records and failures."""
-    created = now()
-    share = max(1, len(outcome.accepted) + len(outcome.rejected))
-    tokens = backend.name != "extractive"
-    records = []
-    for item in outcome.accepted:
-        records.append({
-            **_provenance(item.request, backend, prompt_version),
-            **item.record.model_dump(),
-            "schema_version": SCHEMA_VERSION, "attempts": item.attempts,
-            "leaky_answer": item.leaky, "masked_findings": findings_rows(item.removed),
-            "tokens_in": outcome.tokens_in // share if tokens else None,
-            "tokens_out": outcome.tokens_out // share if tokens else None,
-            "created_at": created,
-        })
-    failures = []
-    for item in outcome.rejected:
-        failures.append({
-            **_provenance(item.request, backend, prompt_version),
-            "attempts": item.attempts, "reason": item.reasons[-1], "reasons": item.reasons,
-            "raw_answer": item.answer.text, "finish_reason": item.answer.finish_reason,
-            "failed_at": created,
-        })
-    return records, failures
 
 
-def worker_failure_row(request: Request, backend: Backend, prompt_version: str,
-                       reason: str) -> dict:
-    """The failure row of a paper whose worker timed out, died or could not answer."""
-    return {**_provenance(request, backend, prompt_version), "attempts": 1,
-            "reason": reason, "reasons": [reason], "raw_answer": None,
-            "finish_reason": None, "failed_at": now()}
 
 
 def _isolated(pool: IsolatedPool, batch: list[Request], backend: Backend, prompt: Prompt,
@@ -185,15 +135,16 @@ IDEAS_TABLES = StageTables(MASKED_RECORDS, LLM_FAILURES, key="arxiv_id", scratch
 def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
                          backend: Backend | None = None, log=print,
                          executor: Executor | None = None,
-                         progress: Progress = no_progress) -> IdeasReport:
+                         progress: Progress = no_progress,
+                         cutoff: date = CUTOFF) -> IdeasReport:
     """Decompose every paper that has no record (or failure) for its current input hash
     (generating on the executor's actors when it is a distributed one); ``progress`` hears
-    of each batch done."""
+    of each batch done; ``cutoff`` decides which version of a revised paper is read."""
     started = time.perf_counter()
     own_backend = backend is None
     backend = backend or make_backend(settings)
     if executor is not None and executor.distributed:
-        from .backends.distributed import DistributedBackend
+        from vault_pipeline.ideas.backends.distributed import DistributedBackend
 
         backend = DistributedBackend(backend, settings, executor)
     prompt = load_prompt(settings.prompt)
@@ -218,7 +169,7 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
 
     try:
         withheld: list[Withheld] = []
-        requests = build_requests(read_inputs(paths, withheld=withheld), backend, prompt,
+        requests = build_requests(read_inputs(paths, cutoff, withheld=withheld), backend, prompt,
                                   settings)
         report.papers, report.withheld = len(requests), len(withheld)
         if withheld:
@@ -250,31 +201,11 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
 
 def run_masked_records(paths: VaultPaths, settings: IdeasSettings, context: RunContext
                        ) -> IdeasReport:
-    executor = make_executor(ExecutorSettings.resolve(paths.home))
+    executor = make_executor(context.uses("compute"))
     return build_masked_records(paths, settings, log=context.log, executor=executor,
-                                progress=context.progress)
+                                progress=context.progress, cutoff=context.uses("splits").cutoff)
 
 
-MASKED_RECORDS_STAGE = Stage(
-    "masked_records", "ideas", inputs=("papers", "documents"),
-    outputs=(MASKED_RECORDS, LLM_FAILURES), run=run_masked_records,
-    settings=IdeasSettings, section=SECTION,
-    describe=lambda r: (f"ideas: {r.records} records, {r.quarantined} quarantined; "
-                        f"{r.processed} asked, {r.reused} reused"),
-    figures=lambda r: {
-        MASKED_RECORDS.name: {
-            "dagster/row_count": r.records, "backend": r.backend, "model": r.model,
-            "prompt_version": r.prompt_version, "papers": r.papers,
-            "withheld_no_pre_cutoff_text": r.withheld,
-            "processed": r.processed, "reused": r.reused, "retried": r.retried,
-            "leak_rate": round(r.leak_rate, 4), "leaks_masked": r.masked_findings,
-            "judge_calls": r.judge_calls, "judge_errors": r.judge_errors,
-            "judge_flagged": r.judge_flagged, "tokens_in": r.tokens_in,
-            "tokens_out": r.tokens_out, "papers_per_second": round(r.papers_per_second, 2),
-            "seconds": round(r.seconds, 2),
-            "by_input_source": Counts("input source", r.by_source)},
-        LLM_FAILURES.name: {"dagster/row_count": r.quarantined,
-                            "new_this_run": r.new_failures}})
 
 
 @dataclass
@@ -325,10 +256,3 @@ def build_views(paths: VaultPaths) -> ViewsReport:
     return report
 
 
-VIEWS_STAGE = Stage(
-    "views", "ideas", inputs=("masked_records",), outputs=(VIEWS,), run=plain(build_views),
-    describe=lambda r: f"views: {r.views} views of {r.records} records",
-    figures=lambda r: {VIEWS.name: {
-        "dagster/row_count": r.views, "records": r.records,
-        "leaks_masked": r.masked_findings, "method_sentences_removed": r.method_removed,
-        "empty_views": r.empty_views, "mean_chars_by_view": Counts("view", r.by_view_chars)}})

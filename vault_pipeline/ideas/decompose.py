@@ -12,12 +12,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..integrity.gate import Flagged, Gate, paper_gate
-from ..records.masked import MaskedRecord
-from .backends.base import Answer, Backend, Request
-from .leaks import Finding
-from .prompting import Prompt
-from .validate import Verdict, describe_leaks, judge, mask_record
+from vault_pipeline.ideas.validate import Verdict, describe_leaks, judge, mask_record
+from vault_pipeline.integrity.gate import Flagged, Gate, paper_gate
+from vault_pipeline.integrity.leaks import Finding
+from vault_pipeline.llm.backends.base import Answer, Backend, Request
+from vault_pipeline.llm.prompting import Prompt
+from vault_pipeline.records.masked import MaskedRecord
 
 # The gate of one request (its paper's results context, the offline judge).
 GateFor = Callable[[Request], Gate]

@@ -15,15 +15,22 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..ids import NEW_STYLE, OLD_STYLE
-from ..integrity import classifier
-from ..integrity.method import method_leaks
-from ..records.masked import THESIS_MAX_WORDS, MaskedRecord
-from . import cues
-from .injection import looks_like_instruction
-from .inputs import PaperInput
-from .leaks import COUNT_WORDS, NUM, PARAM_WORDS, check_sentence, residual_number, sentences
-from .sections import of_kind, split_sections
+from vault_pipeline.ideas import cues
+from vault_pipeline.ids import NEW_STYLE, OLD_STYLE
+from vault_pipeline.integrity import classifier
+from vault_pipeline.integrity.leaks import (
+    COUNT_WORDS,
+    NUM,
+    PARAM_WORDS,
+    check_sentence,
+    residual_number,
+    sentences,
+)
+from vault_pipeline.integrity.method import method_leaks
+from vault_pipeline.llm.injection import looks_like_instruction
+from vault_pipeline.llm.inputs import PaperInput
+from vault_pipeline.llm.sections import of_kind, split_sections
+from vault_pipeline.records.masked import THESIS_MAX_WORDS, MaskedRecord
 
 VERSION = "extractive/2"
 _MIN_CHARS, _MAX_CHARS = 20, 600

@@ -14,11 +14,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from . import cues
-from .injection import looks_like_instruction
-from .inputs import PaperInput
-from .leaks import sentences
-from .sections import split_sections
+from vault_pipeline.ideas import cues
+from vault_pipeline.integrity.leaks import sentences
+from vault_pipeline.llm.injection import looks_like_instruction
+from vault_pipeline.llm.inputs import PaperInput
+from vault_pipeline.llm.sections import split_sections
 
 VERSION = "extractive-summary/1"
 KINDS = ("vanilla", "objective")

@@ -1,5 +1,5 @@
 """The ideas stage's per-paper work in the project's isolated pool
-(:mod:`vault_pipeline.isolation`): each paper is decomposed, judged and masked in a worker
+(:mod:`vault_pipeline.executors.isolation`): each paper is decomposed, judged and masked in a worker
 process under a time limit and a memory cap, so a pathological paper (a decomposition that
 hangs, an input that exhausts memory, a crash in native code) becomes one quarantined
 `llm_failures` row with its reason while every other paper completes.
@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ..integrity.gate import paper_gate
-from ..isolation import IsolatedPool, PoolSettings
-from .backends.base import Backend, Request
-from .decompose import BatchOutcome, run_batch
-from .inputs import PaperInput
-from .prompting import Prompt
+from vault_pipeline.executors.isolation import IsolatedPool, PoolSettings
+from vault_pipeline.ideas.decompose import BatchOutcome, run_batch
+from vault_pipeline.integrity.gate import paper_gate
+from vault_pipeline.llm.backends.base import Backend, Request
+from vault_pipeline.llm.inputs import PaperInput
+from vault_pipeline.llm.prompting import Prompt
 
 
 @dataclass
@@ -94,7 +94,7 @@ class PaperResult:
 
 def decompose_paper(job: PaperJob) -> PaperResult:
     """Runs in a worker: one paper through `run_batch`, as table rows."""
-    from .build import outcome_rows  # the stage's rows, built where the stage builds them
+    from vault_pipeline.ideas.requests import outcome_rows
 
     outcome = run_batch(job.backend, [job.request], job.prompt, job.max_retries,
                         lambda r: paper_gate(r.paper, offline_judge=True))
@@ -114,10 +114,10 @@ def warm_up() -> None:
     """Runs once per worker, outside any paper's time limit: one small paper through the
     extractive path loads what the first paper would otherwise pay for (imports, rules,
     the gate's classifier)."""
-    from .backends.extractive import ExtractiveBackend
-    from .build import build_requests
-    from .prompting import load_prompt
-    from .settings import IdeasSettings
+    from vault_pipeline.ideas.backends.extractive import ExtractiveBackend
+    from vault_pipeline.ideas.requests import build_requests
+    from vault_pipeline.llm.prompting import load_prompt
+    from vault_pipeline.llm.settings import IdeasSettings
 
     backend, prompt = ExtractiveBackend(), load_prompt()
     paper = PaperInput("0000.00000", "Warm-up", "We propose a method. It improves results.",

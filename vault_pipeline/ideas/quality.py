@@ -6,15 +6,15 @@ from __future__ import annotations
 import polars as pl
 from pydantic import ValidationError
 
-from ..checks import Outcome
-from ..integrity.gate import PLAIN_TEXT, Gate, text_findings
-from ..integrity.method import method_leaks, method_terms
-from ..integrity.placeholders import is_placeholder
-from ..records.masked import RECORD_FIELDS, MaskedRecord
-from ..schemas import LLM_FAILURES, MASKED_RECORDS, VIEWS
-from ..tables import TableStore
-from .leaks import Finding
-from .views import PROBLEM_VIEWS, VIEW_NAMES
+from vault_pipeline.ideas.views import PROBLEM_VIEWS, VIEW_NAMES
+from vault_pipeline.integrity.gate import PLAIN_TEXT, Gate, text_findings
+from vault_pipeline.integrity.leaks import Finding
+from vault_pipeline.integrity.method import method_leaks, method_terms
+from vault_pipeline.pipeline.checks import Outcome
+from vault_pipeline.records.masked import RECORD_FIELDS, MaskedRecord
+from vault_pipeline.records.placeholders import is_placeholder
+from vault_pipeline.schemas import LLM_FAILURES, MASKED_RECORDS, VIEWS
+from vault_pipeline.store.tables import TableStore
 
 PROVENANCE = ("backend", "model", "prompt_version", "input_hash", "input_source")
 

@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..integrity.gate import Flagged, Gate
-from ..records.masked import MaskedRecord
-from .backends.base import Answer
-from .leaks import Finding
+from vault_pipeline.integrity.gate import Flagged, Gate
+from vault_pipeline.integrity.leaks import Finding
+from vault_pipeline.llm.backends.base import Answer
+from vault_pipeline.records.masked import MaskedRecord
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ideas.leaks import Finding
-from ..integrity.method import method_terms, strip_method
-from ..records.masked import MaskedRecord
+from vault_pipeline.integrity.leaks import Finding
+from vault_pipeline.integrity.method import method_terms, strip_method
+from vault_pipeline.records.masked import MaskedRecord
 
 VIEWS_VERSION = "views/2"
 VIEW_NAMES: tuple[str, ...] = ("problem_setting", "challenge", "research_gap", "intuition",

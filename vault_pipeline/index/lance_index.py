@@ -26,18 +26,10 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ..errors import VaultError
-from ..evalsets.contamination import evaluation_papers
-from ..executors import Executor
-from ..object_store import storage_options
-from ..paths import VaultPaths
-from ..progress import Progress, no_progress
-from ..schemas import SPLITS, VIEWS_INDEX
-from ..splits.build import VAULT
-from ..splits.inputs import CleanViews, clean_views
-from ..versions import text_before, text_dates
-from .embedders import Embedder
-from .layout import (
+from vault_pipeline.embeddings.embedders import Embedder
+from vault_pipeline.errors import VaultError
+from vault_pipeline.executors import Executor
+from vault_pipeline.index.layout import (
     DISTANCE,
     KEY,
     META_DIMENSION,
@@ -50,6 +42,14 @@ from .layout import (
     index_uri,
     metadata_of,
 )
+from vault_pipeline.papers.versions import text_before, text_dates
+from vault_pipeline.pipeline.progress import Progress, no_progress
+from vault_pipeline.schemas import SPLITS, VIEWS_INDEX
+from vault_pipeline.splits.build import VAULT
+from vault_pipeline.splits.contamination import evaluation_papers
+from vault_pipeline.splits.inputs import CleanViews, clean_views
+from vault_pipeline.store.object_store import storage_options
+from vault_pipeline.store.paths import VaultPaths
 
 if TYPE_CHECKING:
     import lancedb
@@ -143,7 +143,7 @@ def vault_rows(paths: VaultPaths, exclude_evaluation: bool = True
                ) -> tuple[pl.DataFrame, CleanViews, date]:
     """Every row the index should hold: usable views of papers the splits put in the vault,
     and, as a second guard, published before the cutoff and read from a version written
-    before it (:func:`~vault_pipeline.versions.text_before`); without the papers an
+    before it (:func:`~vault_pipeline.papers.versions.text_before`); without the papers an
     evaluation set uses, unless asked."""
     splits = paths.store.read_required(SPLITS.name, ("arxiv_id", "split", "cutoff"))
     if splits.is_empty():

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..paths import VaultPaths
+    from vault_pipeline.store.paths import VaultPaths
 
 TABLE = "views_index"  # the name of schemas.VIEWS_INDEX (a test keeps them equal)
 KEY = ("arxiv_id", "view")

@@ -6,7 +6,7 @@ several times what a one-shot `vault search` may cost. The compiled engine it wr
 the same queries the package would build for ``table.search(...)`` (same vector and
 full-text searches, same prefilter, limits and probes), and fuses hybrid results the way the
 package's default reranker does (reciprocal rank fusion, K=60, ties kept in merge order).
-The results are the package's, which `tests/test_index_search.py` checks; any version of
+The results are the package's, which `tests/index/test_index_search.py` checks; any version of
 LanceDB whose engine does not answer these calls makes :func:`available` false, and search
 falls back to the package."""
 

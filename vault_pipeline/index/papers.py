@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from datetime import date
 
-from ..ideas.views import VIEW_NAMES
-from ..paths import VaultPaths
-from .search import SearchFilters, SearchHit, search_vault
+from vault_pipeline.ideas.views import VIEW_NAMES
+from vault_pipeline.index.search import SearchFilters, SearchHit, search_vault
+from vault_pipeline.store.paths import VaultPaths
 
 
 @dataclass(frozen=True)

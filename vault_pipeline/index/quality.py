@@ -10,16 +10,16 @@ import hashlib
 
 import polars as pl
 
-from ..checks import Outcome
-from ..paths import VaultPaths
-from ..schemas import SPLITS
-from ..splits.assign import TARGET_SPLITS
-from ..splits.build import VAULT
-from ..splits.inputs import clean_views
-from ..versions import text_before, text_dates
-from .embedders import Embedder
-from .lance_index import open_index
-from .search import SearchFilters, search
+from vault_pipeline.embeddings.embedders import Embedder
+from vault_pipeline.index.lance_index import open_index
+from vault_pipeline.index.search import SearchFilters, search
+from vault_pipeline.papers.versions import text_before, text_dates
+from vault_pipeline.pipeline.checks import Outcome
+from vault_pipeline.schemas import SPLITS
+from vault_pipeline.splits.assign import TARGET_SPLITS
+from vault_pipeline.splits.build import VAULT
+from vault_pipeline.splits.inputs import clean_views
+from vault_pipeline.store.paths import VaultPaths
 
 
 def _index_frame(table) -> pl.DataFrame:

@@ -22,12 +22,25 @@ from dataclasses import asdict, dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
-from ..errors import VaultError
-from .embedders import EMBEDDED, Embedder, EmbedderSettings, load_embedder, load_query_embedder
-from .layout import DISTANCE, TABLE, IndexSettings, index_dir, index_exists, metadata_of
+from vault_pipeline.embeddings.embedders import (
+    EMBEDDED,
+    Embedder,
+    EmbedderSettings,
+    load_embedder,
+    load_query_embedder,
+)
+from vault_pipeline.errors import VaultError
+from vault_pipeline.index.layout import (
+    DISTANCE,
+    TABLE,
+    IndexSettings,
+    index_dir,
+    index_exists,
+    metadata_of,
+)
 
 if TYPE_CHECKING:
-    from ..paths import VaultPaths
+    from vault_pipeline.store.paths import VaultPaths
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +60,7 @@ class SearchFilters:
         """The SQL predicate LanceDB applies before searching; inputs validated first."""
         clauses = []
         if self.view is not None:
-            from ..ideas.views import VIEW_NAMES  # Polars and more: only when filtering
+            from vault_pipeline.ideas.views import VIEW_NAMES
 
             if self.view not in VIEW_NAMES:
                 raise VaultError(f"unknown view {self.view!r} ({', '.join(VIEW_NAMES)})")
@@ -133,7 +146,7 @@ def search(paths: VaultPaths, query: str, embedder: Embedder | None, *, k: int =
            filters: SearchFilters | None = None, mode: str = "hybrid",
            settings: IndexSettings | None = None, table=None) -> list[SearchHit]:
     """The ``k`` best vault views for ``query`` under ``filters``, best first."""
-    from .lance_index import open_index
+    from vault_pipeline.index.lance_index import open_index
 
     _check_request(query, k, mode)
     filters = filters or SearchFilters()
@@ -178,7 +191,7 @@ def search_vault(paths: VaultPaths, query: str, *, k: int = 10,
     # which carries the store's credentials and endpoint
     if (engine == "native" and not paths.remote
             and os.environ.get("VAULT_SEARCH_ENGINE") != "lancedb"):
-        from .native import EngineUnavailable, NativeTable
+        from vault_pipeline.index.native import EngineUnavailable, NativeTable
 
         if not index_exists(paths):
             raise VaultError("the index does not exist yet: materialize it first "
@@ -194,7 +207,7 @@ def search_vault(paths: VaultPaths, query: str, *, k: int = 10,
                 return _native_search(table, query, k, where, mode, backend)
             finally:
                 table.close()
-    from .lance_index import index_metadata, open_index
+    from vault_pipeline.index.lance_index import index_metadata, open_index
 
     table = open_index(paths)
     source = index_metadata(table).get("embedder_source", EMBEDDED)

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import fsspec
 
-from ..errors import VaultError
-from ..object_store import storage_options
-from .layout import TABLE
+from vault_pipeline.errors import VaultError
+from vault_pipeline.index.layout import TABLE
+from vault_pipeline.store.object_store import storage_options
 
 
 def fetch_index(url: str, target: Path) -> int:

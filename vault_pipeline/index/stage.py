@@ -11,13 +11,18 @@ import contextlib
 import functools
 from dataclasses import dataclass
 
-from ..errors import VaultError
-from ..executors import ExecutorSettings, make_executor
-from ..paths import VaultPaths
-from ..schemas import VIEWS_INDEX
-from ..stages import Artifact, Counts, RunContext, Stage, StageResult
-from .embedders import EMBEDDED, EmbedderSettings, load_embedder, load_query_embedder
-from .lance_index import IndexReport, IndexSettings, build_index, index_dir
+from vault_pipeline.embeddings.embedders import (
+    EMBEDDED,
+    EmbedderSettings,
+    load_embedder,
+    load_query_embedder,
+)
+from vault_pipeline.errors import VaultError
+from vault_pipeline.executors import make_executor
+from vault_pipeline.index.lance_index import IndexReport, IndexSettings, build_index, index_dir
+from vault_pipeline.pipeline.stage import Artifact, Counts, RunContext, Stage, StageResult
+from vault_pipeline.schemas import VIEWS_INDEX
+from vault_pipeline.store.paths import VaultPaths
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,7 @@ def run_index(paths: VaultPaths, settings: IndexBuildSettings, context: RunConte
     load = functools.partial(load_embedder, EmbedderSettings(
         settings.model, settings.batch_size, settings.device, settings.allow_download,
         settings.backend))
-    executor = make_executor(ExecutorSettings.resolve(paths.home))
+    executor = make_executor(context.uses("compute"))
     report = build_index(paths, load(), IndexSettings(
         ann_min_rows=settings.ann_min_rows, exclude_evaluation=settings.exclude_evaluation),
         executor=executor, load=load, progress=context.progress)
@@ -83,7 +88,7 @@ def _figures(run: Result) -> dict:
 STAGE = Stage(
     "index", "index", inputs=("splits", "views", "papers", "eval_cards"),
     outputs=(Artifact("index", VIEWS_INDEX.doc, index_dir, VIEWS_INDEX),),
-    run=run_index, settings=IndexBuildSettings,
+    run=run_index, settings=IndexBuildSettings, uses=("compute",),
     describe=lambda run: (f"index: {run.report.rows} rows, {run.report.embedded} embedded, "
                           f"{run.report.deleted} deleted, {run.report.unchanged} unchanged"),
     figures=_figures)

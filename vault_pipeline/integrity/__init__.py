@@ -1,7 +1,7 @@
 """The integrity gate: every LLM-made or extracted artifact of the vault (masked records,
 views, training references, evaluation ideas) passes the same layers before it is kept.
 
-- rules (:mod:`vault_pipeline.ideas.leaks`): deterministic outcome shapes, in digits or words;
+- rules (:mod:`vault_pipeline.integrity.leaks`): deterministic outcome shapes, in digits or words;
 - source (:mod:`.source`): the paper's own results context (numbers and outcome phrases of
   its result sentences, results sections, table rows and captions) must not reappear;
 - judge: an LLM pass over the record's sentences with an LLM backend (:mod:`.llm_judge`),

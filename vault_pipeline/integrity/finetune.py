@@ -24,8 +24,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import classifier
-from .finetuned import HEAD, LAYER_PREFIX, Head
+from vault_pipeline.integrity import classifier, training
+from vault_pipeline.integrity.finetuned import HEAD, LAYER_PREFIX, Head
 
 TOP_LAYERS = 2
 MAX_TOKENS = 64
@@ -52,7 +52,7 @@ class _Encoder:
         from tokenizers import Tokenizer
         from transformers import AutoModel
 
-        from ..index.embedders import _embedded_model_dir
+        from vault_pipeline.embeddings.embedders import _embedded_model_dir
 
         folder, _ = _embedded_model_dir()
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -192,7 +192,7 @@ def train(rows: Sequence[dict], save_oof: str | None = None
     ``save_oof``: a .npz file for the out-of-fold scores (to study them afterwards)."""
     from sklearn.metrics import roc_auc_score
 
-    from .labelled import rows_sha256, rules_layer
+    from vault_pipeline.integrity.labelled import rows_sha256, rules_layer
 
     oof = out_of_fold(rows)
     labels, tuned, hashed = oof["labels"], oof["tuned"], oof["hashed"]
@@ -223,7 +223,7 @@ def train(rows: Sequence[dict], save_oof: str | None = None
     layers = {f"{LAYER_PREFIX}{first + i}.{name}": value.detach().numpy().astype(np.float16)
               for i, layer in enumerate(net.layers)
               for name, value in layer.state_dict().items()}
-    hashed_judge = classifier.train(rows, oof=hashed)
+    hashed_judge = training.train(rows, oof=hashed)
     meta = {"trained_on_sha256": rows_sha256(rows), "sentences": len(rows),
             "results": int(labels.sum()), "top_layers": TOP_LAYERS, "epochs": EPOCHS,
             "hashed_version": hashed_judge.version,
@@ -241,7 +241,7 @@ if __name__ == "__main__":
 
     import torch
 
-    from .labelled import load_rows
+    from vault_pipeline.integrity.labelled import load_rows
 
     torch.set_num_threads(2)
     head, hashed = train(load_rows("dev") + load_rows("train"),

@@ -119,8 +119,8 @@ class FineTunedScorer:
     """Probability that a sentence states a result, by the fine-tuned embedder alone."""
 
     def __init__(self, head: Head, cache_dir: Path | None = None) -> None:
-        from ..index.embedders import EMBEDDED_PACKAGE, _embedded_model_dir
-        from ..index.onnx_embedder import OnnxEmbedder, cached_onnx, default_cache_dir
+        from vault_pipeline.embeddings.embedders import EMBEDDED_PACKAGE, _embedded_model_dir
+        from vault_pipeline.embeddings.onnx import OnnxEmbedder, cached_onnx, default_cache_dir
 
         base_dir, base_name = _embedded_model_dir()
         cache = cache_dir or default_cache_dir()

@@ -13,12 +13,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..ideas.injection import looks_like_instruction
-from ..ideas.inputs import PaperInput
-from ..ideas.leaks import Finding, check_sentence, sentences
-from . import classifier
-from .method import method_leaks, method_terms
-from .source import EMPTY, ResultsContext, results_context
+from vault_pipeline.integrity import classifier
+from vault_pipeline.integrity.leaks import Finding, check_sentence, sentences
+from vault_pipeline.integrity.method import method_leaks, method_terms
+from vault_pipeline.integrity.source import EMPTY, ResultsContext, results_context
+from vault_pipeline.llm.injection import looks_like_instruction
+from vault_pipeline.llm.inputs import PaperInput
 
 Flagged = list[tuple[str, Finding]]  # (field path, finding)
 
@@ -132,8 +132,8 @@ def _drop(value: Any, path: str, drop: set[tuple[str, str]]) -> Any:
 def gate_key(llm_judge: bool) -> str:
     """What of the gate decides an accepted answer: part of every input hash, so that a new
     rule set, gate or judge model judges the answers again."""
-    from ..ideas.leaks import RULESET_VERSION
-    from . import GATE_VERSION
+    from vault_pipeline.integrity import GATE_VERSION
+    from vault_pipeline.integrity.leaks import RULESET_VERSION
 
     judge = classifier.load()
     return (f"{RULESET_VERSION}|{GATE_VERSION}|{judge.version if judge else 'no-judge'}"

@@ -89,14 +89,14 @@ def evaluate(split: str, layers: dict[str, Callable[[list[dict]], list[bool]]],
 
 
 def rules_layer(rows: Sequence[dict]) -> list[bool]:
-    from ..ideas.leaks import find_leaks
+    from vault_pipeline.integrity.leaks import find_leaks
 
     return [bool(find_leaks(r["text"], planning(r))) for r in rows]
 
 
 def judge_layer(rows: Sequence[dict], judge=None) -> list[bool]:
     """The offline judge's flags (``judge``: another judge than the shipped one)."""
-    from . import classifier
+    from vault_pipeline.integrity import classifier
 
     judge = judge or classifier.load()
     return judge.flags([r["text"] for r in rows]) if judge else [False] * len(rows)
@@ -104,7 +104,7 @@ def judge_layer(rows: Sequence[dict], judge=None) -> list[bool]:
 
 def strict_judge_layer(rows: Sequence[dict], judge=None) -> list[bool]:
     """The offline judge at the threshold the extractive reader copies by."""
-    from . import classifier
+    from vault_pipeline.integrity import classifier
 
     judge = judge or classifier.load()
     return judge.flags([r["text"] for r in rows], strict=True) if judge else [False] * len(rows)

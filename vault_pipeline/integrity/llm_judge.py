@@ -13,10 +13,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..ideas.backends.base import Backend, Request
-from ..ideas.leaks import Finding
-from ..ideas.prompting import Prompt, load_prompt
-from .gate import Flagged, Gate
+from vault_pipeline.integrity.gate import Flagged, Gate
+from vault_pipeline.integrity.leaks import Finding
+from vault_pipeline.llm.backends.base import Backend, Request
+from vault_pipeline.llm.prompting import Prompt, load_prompt
 
 PROMPT = "judge.v1"
 SCHEMA_NAME = "sentence_verdicts"

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..ideas.leaks import Finding, drop_sentences, sentences
+from vault_pipeline.integrity.leaks import Finding, drop_sentences, sentences
 
 _SOLUTION = re.compile(
     r"\b(?:we|this (?:paper|work|article|study|note|letter|thesis)|in this (?:paper|work"

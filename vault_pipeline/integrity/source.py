@@ -16,9 +16,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..ideas.inputs import PaperInput
-from ..ideas.leaks import _FIGURE, Finding, _neutralise, check_sentence, sentences
-from ..ideas.sections import split_sections
+from vault_pipeline.integrity.leaks import _FIGURE, Finding, _neutralise, check_sentence, sentences
+from vault_pipeline.llm.inputs import PaperInput
+from vault_pipeline.llm.sections import split_sections
 
 _RESULT_SECTIONS = {"experiments", "discussion", "limitations"}
 _CAPTION = re.compile(r"^\s*(?:\*\*)?(?:table|tab\.|figure|fig\.)\s*\d+", re.IGNORECASE)

@@ -7,11 +7,11 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import RawFormatError
-from .atom import parse_atom
-from .common import Batch, ParseReject, batches_from_rows
-from .oai import parse_oai
-from .snapshot import parse_snapshot
+from vault_pipeline.errors import RawFormatError
+from vault_pipeline.parse.atom import parse_atom
+from vault_pipeline.parse.common import Batch, ParseReject, batches_from_rows
+from vault_pipeline.parse.oai import parse_oai
+from vault_pipeline.parse.snapshot import parse_snapshot
 
 METADATA_KINDS = ("arxiv_api", "oai_pmh", "arxiv_snapshot")
 

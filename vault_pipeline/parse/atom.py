@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO
 
-from ..errors import RawFormatError
-from ..ids import parse_arxiv_id
-from .common import ParseReject, iso_date
-from .xml_stream import iter_elements, text_of
+from vault_pipeline.errors import RawFormatError
+from vault_pipeline.ids import parse_arxiv_id
+from vault_pipeline.parse.common import ParseReject, iso_date
+from vault_pipeline.parse.xml_stream import iter_elements, text_of
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"

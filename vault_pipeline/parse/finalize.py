@@ -13,8 +13,8 @@ from datetime import date
 
 import polars as pl
 
-from ..ids import id_and_version
-from ..schemas import PAPERS, PAPERS_REJECTED
+from vault_pipeline.ids import id_and_version
+from vault_pipeline.schemas import PAPERS, PAPERS_REJECTED
 
 TEXT_COLUMNS = ("title", "abstract", "doi", "journal_ref", "comments", "license",
                 "primary_category")

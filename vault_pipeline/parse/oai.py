@@ -11,9 +11,15 @@ from typing import IO
 
 from lxml import etree
 
-from ..errors import RawFormatError
-from .common import ParseReject, any_date, iso_date, rfc2822_date, split_author_string
-from .xml_stream import iter_elements, text_of
+from vault_pipeline.errors import RawFormatError
+from vault_pipeline.parse.common import (
+    ParseReject,
+    any_date,
+    iso_date,
+    rfc2822_date,
+    split_author_string,
+)
+from vault_pipeline.parse.xml_stream import iter_elements, text_of
 
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
 ARXIV = "{http://arxiv.org/OAI/arXiv/}"

@@ -15,8 +15,8 @@ from typing import IO
 
 import polars as pl
 
-from .common import CANDIDATE_SCHEMA, Batch, ParseReject, snippet
-from .finalize import WHITESPACE_TO_COLLAPSE
+from vault_pipeline.parse.common import CANDIDATE_SCHEMA, Batch, ParseReject, snippet
+from vault_pipeline.parse.finalize import WHITESPACE_TO_COLLAPSE
 
 SOURCE = "arxiv_snapshot"
 CHUNK_BYTES = 8 << 20

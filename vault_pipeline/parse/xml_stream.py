@@ -8,8 +8,8 @@ from typing import IO
 
 from lxml import etree
 
-from ..errors import RawFormatError
-from .common import ParseReject
+from vault_pipeline.errors import RawFormatError
+from vault_pipeline.parse.common import ParseReject
 
 
 def text_of(element: etree._Element | None) -> str | None:

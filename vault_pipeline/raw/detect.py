@@ -15,12 +15,12 @@ from pathlib import Path
 
 from lxml import etree
 
-from ..citations_parse import classify as classify_s2
-from ..errors import RawFormatError
-from ..parse import parse_raw_file, unwrap_recorded
-from ..parse.atom import ATOM
-from ..parse.oai import OAI
-from ..reviews_parse import classify as classify_openreview
+from vault_pipeline.errors import RawFormatError
+from vault_pipeline.parse import parse_raw_file, unwrap_recorded
+from vault_pipeline.parse.atom import ATOM
+from vault_pipeline.parse.oai import OAI
+from vault_pipeline.parse.openreview import classify as classify_openreview
+from vault_pipeline.parse.semantic_scholar import classify as classify_s2
 
 PROBE_BYTES = 64 << 10
 SNAPSHOT_KEYS = {"id", "title", "abstract"}

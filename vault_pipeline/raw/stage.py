@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..schemas import RAW_FILES
-from ..stages import Counts, Stage, plain
-from .zone import build_raw_files
+from vault_pipeline.pipeline.stage import Counts, Stage, plain
+from vault_pipeline.raw.zone import build_raw_files
+from vault_pipeline.schemas import RAW_FILES
 
 
 def _figures(manifest: pl.DataFrame) -> dict:

@@ -26,11 +26,11 @@ import fsspec
 import polars as pl
 from fsspec.implementations.local import LocalFileSystem
 
-from ..errors import RawFormatError, VaultError
-from ..paths import VaultPaths
-from ..schemas import IMPORT_REJECTS, RAW_FILES
-from ..storage import atomic_write_bytes
-from .detect import detect
+from vault_pipeline.errors import RawFormatError, VaultError
+from vault_pipeline.raw.detect import detect
+from vault_pipeline.schemas import IMPORT_REJECTS, RAW_FILES
+from vault_pipeline.store.atomic import atomic_write_bytes
+from vault_pipeline.store.paths import VaultPaths
 
 SIDECAR = ".meta.json"
 VERIFIED = ".verified.json"

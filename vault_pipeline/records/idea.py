@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..integrity.placeholders import nullify
-from .arrow import arrow_type
-from .masked import Text
+from vault_pipeline.records.arrow import arrow_type
+from vault_pipeline.records.masked import Text
+from vault_pipeline.records.placeholders import nullify
 
 SCHEMA_VERSION = "idea-record/2"
 PLANNING_FIELDS = frozenset({"expected_results"})  # hypothetical by construction

@@ -20,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from ..integrity.placeholders import nullify
+from vault_pipeline.records.placeholders import nullify
 
 SCHEMA_VERSION = "masked-record/2"
 THESIS_MAX_WORDS = 30

@@ -19,11 +19,11 @@ from datetime import UTC, datetime, timedelta
 
 from lxml import etree
 
-from ..ids import parse_arxiv_id
-from ..parse.xml_stream import text_of
-from .context import HarvestContext
-from .cursor import cursor_key
-from .http import HarvestError
+from vault_pipeline.ids import parse_arxiv_id
+from vault_pipeline.parse.xml_stream import text_of
+from vault_pipeline.sources.context import HarvestContext
+from vault_pipeline.sources.cursor import cursor_key
+from vault_pipeline.sources.http import HarvestError
 
 log = logging.getLogger(__name__)
 

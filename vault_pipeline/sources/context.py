@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..paths import VaultPaths
-from ..progress import Progress, no_progress
-from ..raw.zone import RawFile, RawZone
-from .config import HarvestConfig, load_config, secret, state_dir
-from .cursor import CursorStore
-from .http import PoliteClient, RequestCounter
-from .limiter import SharedRateLimiter
+from vault_pipeline.pipeline.progress import Progress, no_progress
+from vault_pipeline.raw.zone import RawFile, RawZone
+from vault_pipeline.sources.cursor import CursorStore
+from vault_pipeline.sources.http import PoliteClient, RequestCounter
+from vault_pipeline.sources.limiter import SharedRateLimiter
+from vault_pipeline.sources.settings import HarvestConfig, load_config, secret, state_dir
+from vault_pipeline.store.paths import VaultPaths
 
 
 @dataclass

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..storage import atomic_write_bytes
+from vault_pipeline.store.atomic import atomic_write_bytes
 
 
 def cursor_key(*parts: object) -> str:

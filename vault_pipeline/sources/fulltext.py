@@ -8,7 +8,7 @@ name is not asked for again, and a paper that failed (withdrawn, no source) is n
 until ``retry_failed``.
 
 Each paper is fetched in the version the vault holds at the split's cutoff
-(:mod:`vault_pipeline.versions`): its latest, except for a paper published before the cutoff
+(:mod:`vault_pipeline.papers.versions`): its latest, except for a paper published before the cutoff
 and revised after it, which is fetched by versioned id in the last version created before
 the cutoff (``/pdf/IDvK``, ``/e-print/IDvK``); one whose earlier versions no source lists is
 not fetched (:func:`plan` names it in ``unversioned``)."""
@@ -23,12 +23,13 @@ from datetime import UTC, datetime
 
 import polars as pl
 
-from ..errors import RawFormatError
-from ..schemas import PAPER_VERSIONS, PAPERS
-from ..versions import split_cutoff, vault_versions
-from .config import FulltextScope
-from .context import HarvestContext
-from .http import HarvestError
+from vault_pipeline.errors import RawFormatError
+from vault_pipeline.papers.versions import vault_versions
+from vault_pipeline.schemas import PAPER_VERSIONS, PAPERS
+from vault_pipeline.sources.context import HarvestContext
+from vault_pipeline.sources.http import HarvestError
+from vault_pipeline.sources.settings import FulltextScope
+from vault_pipeline.splits.settings import SplitSettings
 
 log = logging.getLogger(__name__)
 KINDS = ("pdf", "eprint")
@@ -106,7 +107,7 @@ def papers_in_scope(ctx: HarvestContext, scope: FulltextScope,
         if scope.published_until:
             frame = frame.filter(pl.col("published") <= scope.published_until)
     held = vault_versions(frame, ctx.paths.store.read_optional(PAPER_VERSIONS),
-                          split_cutoff(ctx.paths.home)).filter("revised")
+                          SplitSettings.resolve(home=ctx.paths.home).cutoff).filter("revised")
     chosen = (frame.select("arxiv_id", "latest_version", "published").collect()
               .join(held.select("arxiv_id", pl.col("version").alias("_held"), "revised"),
                     on="arxiv_id", how="left"))

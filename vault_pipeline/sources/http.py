@@ -23,9 +23,9 @@ import httpx
 import requests
 from requests.adapters import HTTPAdapter
 
-from ..errors import VaultError
-from .config import RetrySettings
-from .limiter import SharedRateLimiter
+from vault_pipeline.errors import VaultError
+from vault_pipeline.sources.limiter import SharedRateLimiter
+from vault_pipeline.sources.settings import RetrySettings
 
 log = logging.getLogger(__name__)
 

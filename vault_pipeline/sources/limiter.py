@@ -24,8 +24,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from ..errors import VaultError
-from ..storage import atomic_write_bytes
+from vault_pipeline.errors import VaultError
+from vault_pipeline.store.atomic import atomic_write_bytes
 
 _THREAD_LOCKS: dict[str, threading.Lock] = {}
 _REGISTRY = threading.Lock()

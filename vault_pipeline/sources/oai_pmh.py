@@ -20,10 +20,10 @@ from oaipmh_scythe.config import RetryConfig
 from oaipmh_scythe.exceptions import BadResumptionToken, NoRecordsMatch, OAIPMHException
 from oaipmh_scythe.iterator import OAIResponseIterator
 
-from ..errors import RawFormatError
-from .context import HarvestContext
-from .cursor import cursor_key
-from .http import HarvestError, PoliteClient
+from vault_pipeline.errors import RawFormatError
+from vault_pipeline.sources.context import HarvestContext
+from vault_pipeline.sources.cursor import cursor_key
+from vault_pipeline.sources.http import HarvestError, PoliteClient
 
 log = logging.getLogger(__name__)
 

@@ -19,11 +19,11 @@ from typing import Any
 import openreview
 from openreview.api import OpenReviewClient
 
-from ..raw.zone import RawFile
-from .config import VenueSettings, secret
-from .context import HarvestContext
-from .cursor import cursor_key
-from .http import HarvestError, PoliteAdapter, RequestCounter
+from vault_pipeline.raw.zone import RawFile
+from vault_pipeline.sources.context import HarvestContext
+from vault_pipeline.sources.cursor import cursor_key
+from vault_pipeline.sources.http import HarvestError, PoliteAdapter, RequestCounter
+from vault_pipeline.sources.settings import VenueSettings, secret
 
 log = logging.getLogger(__name__)
 

@@ -26,11 +26,11 @@ from typing import Any
 
 import polars as pl
 
-from ..errors import RawFormatError
-from ..evalsets.settings import EvalSetsSettings
-from ..schemas import SUBMISSIONS
-from .context import HarvestContext
-from .http import HarvestError
+from vault_pipeline.errors import RawFormatError
+from vault_pipeline.evalsets.settings import EvalSetsSettings
+from vault_pipeline.schemas import SUBMISSIONS
+from vault_pipeline.sources.context import HarvestContext
+from vault_pipeline.sources.http import HarvestError
 
 CURSOR = "openreview-pdfs"
 SAVE_EVERY = 25  # cursor writes: every this many forums, and at the end

@@ -18,14 +18,14 @@ from datetime import UTC, date, datetime, timedelta
 
 import polars as pl
 
-from ..citations_parse import is_page, is_title_match
-from ..evalsets.settings import EvalSetsSettings
-from ..schemas import CITATIONS, PAPERS, SUBMISSIONS
-from ..splits.settings import SplitSettings
-from . import arxiv_api
-from .config import secret
-from .context import HarvestContext
-from .http import HarvestError
+from vault_pipeline.evalsets.settings import EvalSetsSettings
+from vault_pipeline.parse.semantic_scholar import is_page, is_title_match
+from vault_pipeline.schemas import CITATIONS, PAPERS, SUBMISSIONS
+from vault_pipeline.sources import arxiv_api
+from vault_pipeline.sources.context import HarvestContext
+from vault_pipeline.sources.http import HarvestError
+from vault_pipeline.sources.settings import secret
+from vault_pipeline.splits.settings import SplitSettings
 
 MAX_BATCH = 500
 PAPER_FIELDS = "paperId,externalIds,title,year,publicationDate,citationCount,referenceCount," \
@@ -162,7 +162,7 @@ def post_cutoff_ids(ctx: HarvestContext, cutoff: date | None = None) -> list[str
     table = ctx.paths.store.scan_optional(PAPERS)
     if table is None:
         return []
-    cutoff = cutoff or SplitSettings.resolve(ctx.paths.home).cutoff
+    cutoff = cutoff or SplitSettings.resolve(home=ctx.paths.home).cutoff
     ids = (table.filter(pl.col("published") >= cutoff)
            .select("arxiv_id").sort("arxiv_id").collect().get_column("arxiv_id"))
     return [s2_id(i) for i in ids]
@@ -227,7 +227,7 @@ def match_titles(ctx: HarvestContext, titles: Iterable[tuple[str, str]],
     answers with its closest title, however far. Every answer is stored in the raw zone
     (its counts join `citation_counts`); the ``s2-title-matches`` cursor records per forum
     the method (``title_match``, or null), the ratio and S2's title."""
-    from ..evalsets.citation_windows import MIN_TITLE_RATIO, title_ratio
+    from vault_pipeline.evalsets.citation_windows import MIN_TITLE_RATIO, title_ratio
 
     seen = {} if refresh else ctx.cursors.load(MATCH_CURSOR)
     fresh_after = datetime.now(UTC) - timedelta(days=ctx.config.s2.refresh_days)

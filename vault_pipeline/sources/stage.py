@@ -18,15 +18,21 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from ..errors import VaultError
-from ..paths import VaultPaths
-from ..raw.zone import raw_location
-from ..stages import Artifact, Daily, Keys, RunContext, Stage
-from . import fulltext, oai_pmh, openreview, openreview_pdf, semantic_scholar
-from .config import HarvestConfig, VenueSettings, load_config
-from .context import HarvestContext
+from vault_pipeline.errors import VaultError
+from vault_pipeline.pipeline.stage import Artifact, Daily, Keys, RunContext, Stage
+from vault_pipeline.raw.zone import raw_location
+from vault_pipeline.sources import (
+    HARVEST_GROUP,
+    fulltext,
+    oai_pmh,
+    openreview,
+    openreview_pdf,
+    semantic_scholar,
+)
+from vault_pipeline.sources.context import HarvestContext
+from vault_pipeline.sources.settings import HarvestConfig, VenueSettings, load_config
+from vault_pipeline.store.paths import VaultPaths
 
-GROUP = "harvest"
 ARXIV_DAYS_PER_RUN = 31  # a backfill lists up to a month as one window (fewest requests)
 
 
@@ -178,7 +184,7 @@ ARXIV_OAI = _raw(
     "stored resumption token after a crash.")
 
 OAI_STAGE = Stage(
-    "arxiv_oai_harvest", GROUP, inputs=(), outputs=(ARXIV_OAI,), run=run_oai,
+    "arxiv_oai_harvest", HARVEST_GROUP, inputs=(), outputs=(ARXIV_OAI,), run=run_oai,
     describe=_describe_oai, figures=_oai_figures, settings=OaiHarvestSettings,
     partitions=_days, pool="arxiv")
 
@@ -218,7 +224,7 @@ ARXIV_FULLTEXT = _raw(
     "skipping files already there and papers that failed before.")
 
 FULLTEXT_STAGE = Stage(
-    "arxiv_fulltext_harvest", GROUP, inputs=("papers",), outputs=(ARXIV_FULLTEXT,),
+    "arxiv_fulltext_harvest", HARVEST_GROUP, inputs=("papers",), outputs=(ARXIV_FULLTEXT,),
     run=run_fulltext, settings=FulltextHarvestSettings, pool="arxiv",
     describe=lambda run: (f"{run.report.fetched} new file(s), {run.report.bytes:,} bytes; "
                           f"{len(run.report.failed)} failed"),
@@ -260,7 +266,7 @@ REFERENCE_WALK = _raw(
     "Semantic Scholar) but missing from it, into the raw zone.")
 
 WALK_STAGE = Stage(
-    "arxiv_reference_walk", GROUP, inputs=("citations",), outputs=(REFERENCE_WALK,),
+    "arxiv_reference_walk", HARVEST_GROUP, inputs=("citations",), outputs=(REFERENCE_WALK,),
     run=run_walk, settings=HarvestRunSettings, pool="arxiv",
     describe=lambda run: (f"{run.report.missing} cited arXiv papers missing; "
                           f"{run.report.without_arxiv_id} cited papers have no arXiv id"),
@@ -294,7 +300,7 @@ OPENREVIEW = _raw(
     "venue again (the decisions sensor sets it).")
 
 OPENREVIEW_STAGE = Stage(
-    "openreview_harvest", GROUP, inputs=(), outputs=(OPENREVIEW,), run=run_openreview,
+    "openreview_harvest", HARVEST_GROUP, inputs=(), outputs=(OPENREVIEW,), run=run_openreview,
     settings=OpenReviewHarvestSettings, pool="openreview", describe=_describe_venue,
     partitions=lambda paths: Keys(tuple(v.id for v in load_config(paths).openreview.venues)),
     figures=lambda r: {OPENREVIEW.name: {
@@ -359,7 +365,7 @@ S2 = _raw(
     "dated citing papers.")
 
 S2_STAGE = Stage(
-    "s2_harvest", GROUP, inputs=("papers",), outputs=(S2,), run=run_s2,
+    "s2_harvest", HARVEST_GROUP, inputs=("papers",), outputs=(S2,), run=run_s2,
     settings=S2HarvestSettings, pool="s2", describe=_describe_s2, figures=_s2_figures)
 
 
@@ -406,7 +412,7 @@ OPENREVIEW_PDFS = _raw(
     "changed, a failure only with `retry_failed`.")
 
 OPENREVIEW_PDF_STAGE = Stage(
-    "openreview_pdf_harvest", GROUP, inputs=("submissions",), outputs=(OPENREVIEW_PDFS,),
+    "openreview_pdf_harvest", HARVEST_GROUP, inputs=("submissions",), outputs=(OPENREVIEW_PDFS,),
     run=run_openreview_pdfs, settings=OpenReviewPdfHarvestSettings, pool="openreview",
     describe=lambda run: openreview_pdf.describe(run.report),
     figures=lambda run: {OPENREVIEW_PDFS.name: {

@@ -2,7 +2,7 @@
 each with the reason, the cutoff and the seed.
 
 Pre-cutoff papers (published before the cutoff) form the retrievable vault, each in the last
-version created before the cutoff (:mod:`vault_pipeline.versions`; `version` says which): a
+version created before the cutoff (:mod:`vault_pipeline.papers.versions`; `version` says which): a
 paper revised after the cutoff stays in the vault through that earlier version, whose text
 the documents, views and index hold. Only a paper revised after the cutoff whose earlier
 versions no source lists is excluded (neither indexed nor a target): its one known text may
@@ -22,9 +22,9 @@ from typing import Any, Protocol
 
 import polars as pl
 
-from ..ideas.views import VIEW_NAMES
-from ..paths import VaultPaths
-from ..schemas import (
+from vault_pipeline.ideas.views import VIEW_NAMES
+from vault_pipeline.papers.versions import text_before, text_dates, vault_versions
+from vault_pipeline.schemas import (
     CITATIONS,
     DOCUMENTS,
     MASKED_RECORDS,
@@ -33,13 +33,18 @@ from ..schemas import (
     SPLITS,
     VIEWS,
 )
-from ..versions import text_before, text_dates, vault_versions
-from . import assign
-from .classifiers import UNCLASSIFIED, ClassifierInput, ExtractiveClassifier, input_sha256
-from .coverage import Coverage, coverage
-from .inputs import clean_views
-from .kinds import PaperKind
-from .settings import SplitSettings
+from vault_pipeline.splits import assign
+from vault_pipeline.splits.classifiers import (
+    UNCLASSIFIED,
+    ClassifierInput,
+    ExtractiveClassifier,
+    input_sha256,
+)
+from vault_pipeline.splits.coverage import Coverage, coverage
+from vault_pipeline.splits.inputs import clean_views
+from vault_pipeline.splits.kinds import PaperKind
+from vault_pipeline.splits.settings import SplitSettings
+from vault_pipeline.store.paths import VaultPaths
 
 VAULT, EXCLUDED = "vault", "excluded"
 SPLIT_NAMES = (VAULT, *assign.TARGET_SPLITS, EXCLUDED)

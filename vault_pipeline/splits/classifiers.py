@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from ..errors import VaultError
-from ..ideas.backends import Backend, Request, make_backend
-from ..ideas.inputs import PaperInput
-from ..ideas.settings import IdeasSettings
-from .kinds import KINDS, PaperKind, classify
-from .kinds import name as kind_version
+from vault_pipeline.errors import VaultError
+from vault_pipeline.ideas.backends import Backend, Request, make_backend
+from vault_pipeline.llm.inputs import PaperInput
+from vault_pipeline.llm.settings import IdeasSettings
+from vault_pipeline.splits.kinds import KINDS, PaperKind, classify
+from vault_pipeline.splits.kinds import name as kind_version
 
 PROMPT_VERSION = "paper_kind.v1"
 UNCLASSIFIED = "unclassified"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ..ids import id_expr
+from vault_pipeline.ids import id_expr
 
 CITING_COLUMNS = ("citing_arxiv_id", "citing_id", "citing")
 CITED_COLUMNS = ("cited_arxiv_id", "cited_id", "cited")

@@ -1,5 +1,5 @@
 """The views table as splits, index and datasets use it (the tables themselves are read
-through :mod:`vault_pipeline.tables`).
+through :mod:`vault_pipeline.store.tables`).
 
 The views table is cleaned once here for every consumer: an exact duplicate row is
 collapsed, while conflicting copies of one (paper, view), an unknown view name or an empty
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ..ideas.views import VIEW_NAMES
-from ..tables import require_columns
+from vault_pipeline.ideas.views import VIEW_NAMES
+from vault_pipeline.store.tables import require_columns
 
 __all__ = ["CleanViews", "clean_views", "views_wide"]
 PROVENANCE = ("backend", "model", "prompt_version", "input_hash")

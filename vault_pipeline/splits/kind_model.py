@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..integrity.classifier import SentenceJudge, fit, load_hashed, out_of_fold_scores
+from vault_pipeline.integrity.classifier import SentenceJudge, fit, load_hashed, out_of_fold_scores
 
 WEIGHTS = Path(__file__).parent / "data" / "paper_kind_weights.npz"
 NAME = "paper-kind-lr"

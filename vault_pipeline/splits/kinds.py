@@ -135,7 +135,7 @@ def _quote(text: str, match: re.Match[str], margin: int = 25) -> str:
 def name() -> str:
     """The classifier's version: the cue rules and, when shipped, the learned model's
     weights (either changing re-classifies every cached verdict)."""
-    from .kind_model import model
+    from vault_pipeline.splits.kind_model import model
 
     judge = model()
     return f"{EXTRACTIVE}+{judge.version}" if judge else EXTRACTIVE
@@ -145,7 +145,7 @@ def classify(title: str, abstract: str, record: Mapping[str, Any] | None = None)
     """The cue rules decide when a cue is found; where none is, the learned model
     (:mod:`.kind_model`) reads title and abstract, and a paper it scores below its
     threshold is not a target."""
-    from .kind_model import model, probability
+    from vault_pipeline.splits.kind_model import model, probability
 
     verdict = rules(title, abstract, record)
     judge = model()

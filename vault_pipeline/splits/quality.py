@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..checks import Outcome
-from .assign import TARGET_SPLITS
-from .build import SPLIT_NAMES, VAULT
+from vault_pipeline.pipeline.checks import Outcome
+from vault_pipeline.splits.assign import TARGET_SPLITS
+from vault_pipeline.splits.build import SPLIT_NAMES, VAULT
 
 
 def disjoint_and_complete(splits: pl.DataFrame, papers: pl.DataFrame) -> Outcome:

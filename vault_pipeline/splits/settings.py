@@ -4,14 +4,12 @@ One frozen value, recorded on every row and in every export manifest."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
-from typing import Any
 
-from .. import config
-from ..errors import VaultError
+from vault_pipeline.errors import VaultError
+from vault_pipeline.pipeline import settings as config
+from vault_pipeline.pipeline.settings import StageSettings
 
 STAGE = "splits"
 DEFAULT_CUTOFF = config.CUTOFF
@@ -27,9 +25,11 @@ UNKNOWN_EVIDENCE = ("keep", "exclude")
 
 
 @dataclass(frozen=True)
-class SplitSettings:
+class SplitSettings(StageSettings):
     """``validation`` and ``test`` below 1 are fractions of the targets; 1 or more are sizes
     (held-out sets filled in hash order, then frozen: see :mod:`.assign`)."""
+
+    SECTION = STAGE
 
     cutoff: date = DEFAULT_CUTOFF
     """Temporal cutoff (YYYY-MM-DD): papers before it form the vault, papers after it are the
@@ -80,10 +80,3 @@ class SplitSettings:
     def parse(cls, cutoff: str | date, **kwargs) -> SplitSettings:
         """Settings from user input; a bad date is a clear error."""
         return cls.resolve(run_config={"cutoff": cutoff, **kwargs}, environ={})
-
-    @classmethod
-    def resolve(cls, home: Path | None = None, run_config: Mapping[str, Any] | None = None,
-                environ: Mapping[str, str] | None = None) -> SplitSettings:
-        """Every layer of :mod:`vault_pipeline.config` (the cutoff included: the harvests
-        read it here too)."""
-        return config.resolve(cls, STAGE, home=home, run_config=run_config, environ=environ)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..settings import IdeasSettings
-from .base import Answer, Backend, BackendError, Request
+from vault_pipeline.llm.backends.base import Answer, Backend, BackendError, Request
+from vault_pipeline.llm.settings import IdeasSettings
 
 BACKENDS = ("extractive", "openai", "vllm", "batch_file")
 
@@ -11,19 +11,19 @@ BACKENDS = ("extractive", "openai", "vllm", "batch_file")
 def make_backend(settings: IdeasSettings) -> Backend:
     """The backend named by ``settings.backend``, configured from the same settings."""
     if settings.backend == "extractive":
-        from .extractive import ExtractiveBackend
+        from vault_pipeline.ideas.backends.extractive import ExtractiveBackend
 
         return ExtractiveBackend(settings.model)
     if settings.backend == "openai":
-        from .openai_compat import OpenAICompatBackend
+        from vault_pipeline.llm.backends.openai_compat import OpenAICompatBackend
 
         return OpenAICompatBackend.from_settings(settings)
     if settings.backend == "vllm":
-        from .vllm_offline import VLLMBackend
+        from vault_pipeline.llm.backends.vllm_offline import VLLMBackend
 
         return VLLMBackend.from_settings(settings)
     if settings.backend == "batch_file":
-        from .batch_jsonl import BatchFileBackend
+        from vault_pipeline.llm.backends.batch_jsonl import BatchFileBackend
 
         return BatchFileBackend.from_settings(settings)
     raise BackendError(f"unknown ideas backend {settings.backend!r}; choose one of "

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ...executors import Executor
-from ..settings import IdeasSettings
-from .base import Answer, Backend, Request
+from vault_pipeline.executors import Executor
+from vault_pipeline.llm.backends.base import Answer, Backend, Request
+from vault_pipeline.llm.settings import IdeasSettings
 
 
 def in_order(answers: Sequence[Answer], requests: Sequence[Request]) -> list[Answer]:
@@ -27,7 +27,7 @@ class GenerateOn:
     settings: IdeasSettings
 
     def __call__(self) -> Callable[[list[Request]], list[Answer]]:
-        from . import make_backend
+        from vault_pipeline.ideas.backends import make_backend
 
         backend = make_backend(self.settings)
         return lambda requests: in_order(backend.generate(requests), requests)

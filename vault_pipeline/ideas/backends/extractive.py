@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .. import extractive, extractive_summary
-from .base import Answer, Backend, Request
+from vault_pipeline.ideas import extractive, extractive_summary
+from vault_pipeline.llm.backends.base import Answer, Backend, Request
 
 SUMMARY_SCHEMA = "eval_summary_"  # + kind: what the evaluation runs' summaries ask for
 

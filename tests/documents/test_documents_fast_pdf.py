@@ -1,0 +1,193 @@
+"""The fast structured PDF path: headings, reading order and cleaning on real papers (the
+shared fixture PDFs, ``../shared/fixtures/pdfs`` next to the repository: their licenses are
+the authors', so they are read in place, never copied here), and its pure helpers."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+
+import pymupdf
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.conftest import SAMPLE
+from vault_pipeline.documents.cleaning import heading_title
+from vault_pipeline.documents.convert import FAST, PDF, Settings, Task, convert_task
+from vault_pipeline.documents.fast_pdf import converter_version as fast_version
+from vault_pipeline.documents.fast_pdf import (
+    join_lines,
+    normalize_title,
+    pdf_to_markdown_fast,
+    reading_order,
+)
+from vault_pipeline.documents.outcome import OK
+from vault_pipeline.documents.pdf import ALL, OFF, RULED
+
+FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "pdfs"
+needs_fixtures = pytest.mark.skipif(
+    not FIXTURES.is_dir(), reason="the real fixture papers (../shared/fixtures/pdfs next to "
+                                  "the repository) are not on this machine")
+FAST_SETTINGS = replace(Settings(), pdf_converter=FAST)
+
+
+@cache
+def markdown_of(name: str) -> str:
+    return pdf_to_markdown_fast((FIXTURES / name).read_bytes()).markdown
+
+
+def headings(markdown: str) -> set[str]:
+    return {normalize_title(title) for line in markdown.split("\n")
+            if line.startswith("#") and (title := heading_title(line))}
+
+
+@needs_fixtures
+@pytest.mark.parametrize("name", ["2203.00130v1.pdf", "2302.07302v1.pdf"])
+def test_outline_top_level_titles_are_markdown_headings(name: str) -> None:
+    with pymupdf.open(FIXTURES / name) as doc:
+        top = [title for level, title, *_ in doc.get_toc() if level == 1]
+    found = headings(markdown_of(name))
+    missing = [title for title in top if normalize_title(title) not in found]
+    assert len(top) >= 9 and len(missing) <= 1, missing
+
+
+@needs_fixtures
+def test_headings_from_fonts_without_an_outline() -> None:
+    markdown = markdown_of("2020.acl-main.447.pdf")
+    assert markdown.startswith("# S2ORC: The Semantic Scholar Open Research Corpus\n")
+    for heading in ("## Abstract", "## 1 Introduction", "### 2.1 Processing PDFs",
+                    "## References", "## A Background & Terminology"):
+        assert f"\n{heading}\n" in markdown
+
+
+@needs_fixtures
+def test_two_column_reading_order_follows_the_columns() -> None:
+    markdown = markdown_of("2020.acl-main.447.pdf")
+    # A sentence continues on the next line of its column, not across the page.
+    assert "Yet, existing corpora are not without their limitations. Some cover a small " \
+        "number of papers" in markdown
+    # A paragraph leaves the bottom of the left column for the top of the right one.
+    left_end = markdown.index("Digital archives like arXiv")
+    right_top = markdown.index("PubMed Central,3 CiteSeerX")
+    next_left = markdown.index("Yet, existing corpora")
+    assert left_end < right_top < next_left
+
+
+@needs_fixtures
+def test_fast_conversion_in_a_worker_cleans_and_splits(tmp_path: Path) -> None:
+    task = Task("f" * 64, PDF, str(FIXTURES / "2020.acl-main.447.pdf"), str(tmp_path),
+                FAST_SETTINGS)
+    result = convert_task(task)
+    assert result.status == OK, result.error
+    assert "## 1 Introduction" in result.text and result.n_pages == 15
+    assert "(Tang et al., 2008)" not in result.text and "Open Academic Graph" in result.text
+    assert "Figure 1:" not in result.text
+    assert result.references and "Waleed Ammar" in result.references
+    assert result.appendix and "PDF filters" in result.appendix
+    assert "ﬁ" not in result.text and "limi- tations" not in result.text
+
+
+def test_sample_pdf_converts_with_the_fast_path(tmp_path: Path) -> None:
+    result = convert_task(Task("s" * 64, PDF, str(SAMPLE / "2204.08348v3.pdf"), str(tmp_path),
+                               FAST_SETTINGS))
+    assert result.status == OK, result.error
+    assert "## 1 Introduction" in result.text
+    assert "|features-service|18|1,688|" in result.text  # a grid table: each cell's border
+    assert "RESTler" not in result.text and "RESTler" in result.references
+
+
+def test_switching_the_converter_changes_the_attempt_key() -> None:
+    fast, default = FAST_SETTINGS.converter(PDF), Settings(pdf_converter="pymupdf4llm")
+    assert fast[0] == "pymupdf-fast" and default.converter(PDF)[0] == "pymupdf4llm"
+    assert fast[1] != default.converter(PDF)[1]
+    with pytest.raises(ValueError, match="pdf_converter"):
+        Settings(pdf_converter="ocr")
+
+
+def test_join_lines_repairs_line_end_hyphens_only() -> None:
+    assert join_lines(["a repre-", "sentation of", "state-of-the-", "art work"]) == \
+        "a representation of state-of-the-art work"
+    assert join_lines(["see Section-", "Two"]) == "see Section- Two"
+
+
+_words = st.text(alphabet="abcXY-", min_size=1, max_size=8)
+
+
+@given(st.lists(st.lists(_words, min_size=1, max_size=5).map(" ".join), max_size=6))
+def test_join_lines_keeps_every_letter_in_order(lines: list[str]) -> None:
+    joined = join_lines(lines)
+
+    def letters(text: str) -> str:
+        return "".join(ch for ch in text if ch.isalpha())
+
+    assert letters(joined) == letters("".join(lines))
+    assert joined.count("-") >= sum(line.count("-") for line in lines) - len(lines)
+    assert "\n" not in joined
+
+
+_coordinate = st.floats(min_value=0, max_value=600, allow_nan=False)
+
+
+@given(st.lists(st.tuples(_coordinate, _coordinate, _coordinate, _coordinate), max_size=30))
+def test_reading_order_is_a_permutation(raw: list[tuple[float, float, float, float]]) -> None:
+    boxes = [(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)) for x0, y0, x1, y1 in raw]
+    assert sorted(reading_order(boxes, 600.0)) == list(range(len(boxes)))
+
+
+def test_reading_order_two_columns_and_a_full_width_band() -> None:
+    boxes = [(50, 100, 290, 200), (310, 100, 550, 200), (50, 210, 290, 300),
+             (310, 210, 550, 300), (50, 320, 550, 400), (50, 420, 290, 500),
+             (310, 420, 550, 500)]
+    assert reading_order(boxes, 600.0) == [0, 2, 1, 3, 4, 5, 6]
+    single = [(50, 100, 550, 200), (50, 210, 200, 230), (50, 240, 550, 300)]
+    assert reading_order(single, 600.0) == [0, 1, 2]
+
+
+@needs_fixtures
+def test_booktabs_tables_are_markdown_tables_with_their_captions_apart() -> None:
+    markdown = markdown_of("2023.eacl-main.121.pdf")
+    assert "|Raw human evaluation data released|2 / 44|" in markdown
+    assert "|Dataset|COARSE|FINE|\n|---|---|---|\n|SQuALITY|18.5|6.8|" in markdown
+    # Two tables of one width stacked in a column: the caption between them stays text.
+    assert not any(line.startswith("|Table 4:") for line in markdown.split("\n"))
+    assert "|SuperPAL (2021)|0.61|0.68|0.77|" in markdown
+
+
+@needs_fixtures
+def test_a_line_under_a_subscript_is_not_merged_into_it() -> None:
+    # "(Fsumm ∈ {0, 1...k}), ... def-" reaches down to the next line; its hyphen is joined.
+    assert "based on the faithfulness definition provided earlier." in \
+        markdown_of("2023.eacl-main.121.pdf")
+
+
+@needs_fixtures
+def test_citations_wrapped_over_lines_of_a_real_paper_are_dropped(tmp_path: Path) -> None:
+    with pymupdf.open(FIXTURES / "2020.acl-main.447.pdf") as doc:
+        plain = "\n".join(page.get_text() for page in doc)
+    assert "(Teufel et al., 2006; Qazvinian and\nRadev, 2008;" in plain  # wrapped in the PDF
+    assert "(Saier and F¨arber, 2020)" in plain  # an accent drawn as its own glyph
+    result = convert_task(Task("w" * 64, PDF, str(FIXTURES / "2020.acl-main.447.pdf"),
+                               str(tmp_path), FAST_SETTINGS))
+    assert "citation context-based paper summarization." in result.text
+    assert "Qazvinian" not in result.text and "(Saier and" not in result.text
+    assert "Saier and Färber derived from arXiv" in result.text  # narrative: names kept
+
+
+def test_each_table_mode_has_its_own_version() -> None:
+    versions = {fast_version(mode) for mode in (RULED, ALL, OFF)}
+    assert len(versions) == 3
+
+
+def test_loading_the_definitions_does_not_load_pymupdf() -> None:
+    """PyMuPDF (about a third of a second) is loaded by the first conversion, not by every
+    `vault materialize` or code-server start."""
+    import subprocess
+    import sys
+
+    code = ("import sys, vault_pipeline.definitions\n"
+            "print('LOADED' if 'pymupdf.mupdf' in sys.modules else 'LIGHT')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[-1] == "LIGHT"

@@ -1,0 +1,258 @@
+"""Fingerprints of what each asset was last built from, so a refresh with nothing new costs
+nothing: an asset whose code, settings and inputs are the same as at its last successful
+materialization, and whose outputs are still there untouched, is skipped, and so is the run
+when every selected asset is.
+
+An asset's inputs are the raw zone (for `raw_files` and the stages that read it: every
+file's name, size and mtime), its upstream tables (size and mtime of each file; on an
+object-store root the object's URL, size and ETag, asked through the table store) or, for
+outputs that are folders (the index, the export), the upstream's own fingerprint; its
+settings are its op's run config and the `VAULT_*` variables; its code is a hash of the
+pipeline's source files. The asset graph is kept with the fingerprints, so the check needs
+no Dagster import. A fingerprint older than a day counts as stale, so the daily refresh
+still runs the raw zone's periodic full checks."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import fsspec
+from fsspec import AbstractFileSystem
+from fsspec.implementations.local import LocalFileSystem
+
+from vault_pipeline.store.paths import VaultPaths
+
+STATE_FILE = "fingerprints.json"
+MAX_AGE_S = 24 * 3600
+RAW_ASSET = "raw_files"
+FOLDER_OUTPUTS = {"index": "index/views_index.lance", "dataset_export": "exports/latest",
+                  "integrity_report": "integrity"}
+# On an object-store root: what marks a folder output as there (the export's commit mark is
+# its manifest); the integrity report stays in the local cache.
+REMOTE_MARKS = {"index": "index/views_index.lance",
+                "dataset_export": "exports/latest/manifest.json"}
+IGNORED_ENV = {"VAULT_HOME", "VAULT_MODEL_CACHE"}
+
+
+@dataclass(frozen=True)
+class Node:
+    """One asset as the check sees it: the op that writes it, its upstream assets, group."""
+
+    op: str
+    deps: tuple[str, ...]
+    group: str | None
+
+
+@dataclass
+class State:
+    graph: dict[str, Node] = field(default_factory=dict)
+    built: dict[str, dict] = field(default_factory=dict)  # asset -> {inputs, stamp, at}
+
+
+def state_file(paths: VaultPaths) -> Path:
+    return paths.home / "state" / STATE_FILE
+
+
+def load(paths: VaultPaths) -> State:
+    """The recorded fingerprints; empty when none (a first run, or an unreadable file)."""
+    try:
+        raw = json.loads(state_file(paths).read_text())
+        graph = {k: Node(v["op"], tuple(v["deps"]), v.get("group"))
+                 for k, v in raw["graph"].items()}
+        return State(graph, raw["built"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return State()
+
+
+def save(paths: VaultPaths, state: State) -> None:
+    from vault_pipeline.store.atomic import atomic_write_bytes
+
+    target = state_file(paths)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    body = {"graph": {k: {"op": n.op, "deps": list(n.deps), "group": n.group}
+                      for k, n in state.graph.items()}, "built": state.built}
+    atomic_write_bytes(target, json.dumps(body, indent=1, sort_keys=True).encode())
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def code_fingerprint() -> str:
+    """The pipeline's code: every source and prompt file of the packages that build assets."""
+    import importlib.util
+
+    stamps = []
+    for package in ("vault_pipeline", "assets", "sensors"):  # found, not imported (Dagster)
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        root = Path(next(iter(spec.submodule_search_locations)))
+        for file in sorted(root.rglob("*")):
+            if file.suffix in {".py", ".md"} and "__pycache__" not in file.parts \
+                    and "sample" not in file.relative_to(root).parts:
+                stat = file.stat()
+                stamps.append((str(file.relative_to(root)), stat.st_size, stat.st_mtime_ns))
+    return _digest(stamps)
+
+
+def _raw_stamp(paths: VaultPaths) -> str:
+    """The raw zone's files; its bookkeeping (dot files and folders: when each file was last
+    verified, imports in progress) is not data, and an import of files already there
+    rewrites it."""
+    if paths.remote:  # the zone is in the bucket (its local folder is only a cache)
+        from vault_pipeline.raw.zone import RawZone
+
+        return RawZone(paths).fingerprint()
+    stamps = []
+    for folder, dirs, files in os.walk(paths.raw):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if name.startswith("."):
+                continue
+            stat = os.stat(os.path.join(folder, name))
+            stamps.append((os.path.join(folder, name), stat.st_size, stat.st_mtime_ns))
+    return _digest(sorted(stamps))
+
+
+def _output(paths: VaultPaths, asset: str) -> tuple[AbstractFileSystem, str]:
+    """Where ``asset``'s output lives, on the store's filesystem: a table through the table
+    store, a folder output under the root (the object store, for those kept there)."""
+    folder = FOLDER_OUTPUTS.get(asset)
+    if folder is None:
+        store = paths.store
+        return store.fs, store.path(asset)
+    if paths.remote and asset in REMOTE_MARKS:
+        return fsspec.core.url_to_fs(f"{paths.remote}/{REMOTE_MARKS[asset]}",
+                                     use_listings_cache=False)
+    return LocalFileSystem(), str(paths.home / folder)
+
+
+def _version(info: dict) -> str:
+    """An object's version as the store reports it: its ETag and modification time (a
+    rewrite of the same bytes counts as a change, as a local file's new mtime does)."""
+    keys = ("ETag", "etag", "LastModified", "last_modified", "mtime", "updated", "created")
+    return ":".join(str(info[key]) for key in keys if info.get(key) is not None)
+
+
+def _stamp(paths: VaultPaths, asset: str, state: State) -> str | None:
+    """What downstream assets see of ``asset``: its table's size and mtime (on an object
+    store: its URL, size and ETag), or for a folder output the fingerprint it was built
+    from; None when the output is missing."""
+    fs, output = _output(paths, asset)
+    if asset in FOLDER_OUTPUTS:
+        return state.built.get(asset, {}).get("inputs") if fs.exists(output) else None
+    if isinstance(fs, LocalFileSystem):
+        try:
+            stat = os.stat(output)
+        except FileNotFoundError:
+            return None
+        return f"{stat.st_size}:{stat.st_mtime_ns}"
+    try:
+        info = fs.info(output)
+    except FileNotFoundError:
+        return None
+    return f"{fs.unstrip_protocol(output)}:{info.get('size')}:{_version(info)}"
+
+
+def _settings(run_config: dict | None, op: str) -> str:
+    ops = (run_config or {}).get("ops", {})
+    env = {k: _digest(v) for k, v in os.environ.items()
+           if k.startswith("VAULT_") and k not in IGNORED_ENV}
+    return _digest(ops.get(op), env)
+
+
+class Fingerprinter:
+    """Fingerprints of one vault under one run config, each computed once."""
+
+    def __init__(self, paths: VaultPaths, state: State, run_config: dict | None,
+                 recorded_settings: bool = False) -> None:
+        self.paths, self.state, self.run_config = paths, state, run_config
+        self.recorded_settings = recorded_settings  # judge by inputs and code alone
+        self._code = code_fingerprint()
+        self._raw: str | None = None
+
+    def inputs(self, asset: str) -> str:
+        node = self.state.graph[asset]
+        # sorted: Dagster gives the upstream keys as a set, in another order in each process
+        upstream: list = [(dep, _stamp(self.paths, dep, self.state))
+                          for dep in sorted(node.deps)]
+        if asset == RAW_ASSET or RAW_ASSET in node.deps:  # stages that read the zone itself
+            self._raw = self._raw or _raw_stamp(self.paths)
+            upstream.append(self._raw)
+        return _digest(self._code, self.settings(asset), upstream)
+
+    def settings(self, asset: str) -> str:
+        recorded = self.state.built.get(asset, {}).get("settings")
+        if self.recorded_settings and recorded:
+            return recorded
+        return _settings(self.run_config, self.state.graph[asset].op)
+
+    def fresh(self, asset: str, now: float) -> bool:
+        """Built from exactly these inputs less than a day ago, outputs untouched since."""
+        built = self.state.built.get(asset)
+        return (built is not None and now - built.get("at", 0) < MAX_AGE_S
+                and built.get("stamp") == _stamp(self.paths, asset, self.state)
+                and built.get("stamp") is not None and built.get("inputs") == self.inputs(asset))
+
+
+def stale(paths: VaultPaths, state: State, selected: Iterable[str],
+          run_config: dict | None, recorded_settings: bool = False,
+          live: Iterable[str] = ()) -> set[str]:
+    """The selected assets that must run: those not fresh, everything downstream of them in
+    the selection, and the other assets their ops write (``recorded_settings``: whatever
+    settings they were built with count as current, as `vault status` judges; ``live``:
+    groups that are always due, since what a service holds changes without a trace here)."""
+    selected = set(selected)
+    if not selected <= set(state.graph):
+        return selected  # assets the record does not know: run them all
+    prints = Fingerprinter(paths, state, run_config, recorded_settings)
+    now = time.time()
+    order = _topological(state.graph, selected)
+    due: set[str] = set()
+    for asset in order:
+        node = state.graph[asset]
+        if (node.group in live or any(dep in due for dep in node.deps)
+                or not prints.fresh(asset, now)):
+            due.add(asset)
+    ops = {state.graph[a].op for a in due}
+    return {a for a in selected if state.graph[a].op in ops} | due
+
+
+def _topological(graph: dict[str, Node], selected: set[str]) -> list[str]:
+    order: list[str] = []
+    seen: set[str] = set()
+
+    def visit(asset: str) -> None:
+        if asset in seen:
+            return
+        seen.add(asset)
+        for dep in graph[asset].deps:
+            if dep in graph:
+                visit(dep)
+        if asset in selected:
+            order.append(asset)
+
+    for asset in sorted(selected):
+        visit(asset)
+    return order
+
+
+def record(paths: VaultPaths, graph: dict[str, Node], materialized: Iterable[str],
+           run_config: dict | None) -> None:
+    """After a run: remember what each materialized asset was built from."""
+    state = load(paths)
+    state.graph = graph
+    prints = Fingerprinter(paths, state, run_config)
+    now = time.time()
+    for asset in _topological(graph, set(materialized)):
+        inputs = prints.inputs(asset)
+        state.built[asset] = {"inputs": inputs, "settings": prints.settings(asset), "at": now}
+        state.built[asset]["stamp"] = _stamp(paths, asset, state)
+    save(paths, state)

@@ -1,0 +1,235 @@
+"""The table store: the one place that builds a table's location and reads or writes a table
+by its schema. It works over an fsspec filesystem, so that the data root can be object storage
+rather than a local folder; every write is atomic (a temporary name, then a rename; on an
+object store a finished local file, then one PUT), so a reader or a crash never sees half a
+table."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import fsspec
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+from filelock import FileLock
+from fsspec.implementations.local import LocalFileSystem
+
+from vault_pipeline.errors import VaultError
+from vault_pipeline.schemas import TableSchema
+from vault_pipeline.store.atomic import atomic_path
+from vault_pipeline.store.layout import SUFFIX, table_file, table_name
+
+__all__ = ["SUFFIX", "TableStore", "table_file", "table_name"]
+
+COMPRESSION = "zstd"
+APPEND_ATTEMPTS = 20
+SINGLE_PUT = 5 * 2**30 // 2  # an s3fs chunk size that keeps uploads below 5 GiB in one PUT
+Table = str | TableSchema
+
+
+def conform(table: pa.Table | pl.DataFrame, schema: TableSchema) -> pa.Table:
+    """Select and cast the schema's columns, in its order, with its field docs."""
+    if isinstance(table, pl.DataFrame):
+        table = table.to_arrow()
+    missing = set(schema.names) - set(table.column_names)
+    if missing:
+        raise ValueError(f"table {schema.name} lacks columns {sorted(missing)}")
+    return table.select(schema.names).cast(schema.arrow)
+
+
+FULL = {errno.ENOSPC, errno.EDQUOT}
+
+
+@contextlib.contextmanager
+def disk_full_is_one_line(what: str) -> Iterator[None]:
+    """A write that runs out of space (disk full, quota) is a condition the user fixes: one
+    line that says the previous file is kept (the write was atomic), not a stack trace."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in FULL:
+            raise
+        raise VaultError(f"no space left on the device writing {what} ({exc.strerror}); the "
+                         "previous version is intact: free space and run again") from None
+
+
+def write_parquet(target: Path, frame: pa.Table | pl.DataFrame, schema: TableSchema) -> int:
+    """Write a frame of a table's schema to a local file outside the store (an export),
+    atomically; return its rows."""
+    arrow = conform(frame, schema)
+    with disk_full_is_one_line(str(target)), atomic_path(target) as tmp:
+        pq.write_table(arrow, tmp, compression=COMPRESSION)
+    return arrow.num_rows
+
+
+def require_columns(frame: pl.DataFrame, name: str, columns: Sequence[str]) -> None:
+    """A one-line user error when a table lacks a column its reader needs."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise VaultError(f"table {name!r} lacks columns {missing}")
+
+
+class TableStore:
+    """The vault's tables under one root (a local folder or an fsspec URL)."""
+
+    def __init__(self, root: str | os.PathLike[str],
+                 fs: fsspec.AbstractFileSystem | None = None) -> None:
+        if fs is None:
+            fs, root = fsspec.core.url_to_fs(os.fspath(root))
+        self.fs = fs
+        self.root = os.fspath(root).rstrip("/")
+
+    @classmethod
+    def at_url(cls, url: str) -> TableStore:
+        """A store on an object store, listing afresh on every call (another process or
+        machine may have written a table since)."""
+        fs, root = fsspec.core.url_to_fs(url, use_listings_cache=False)
+        return cls(root, fs)
+
+    @property
+    def url(self) -> str:
+        """The root with its scheme (for messages and other libraries)."""
+        return self.fs.unstrip_protocol(self.root)
+
+    @property
+    def local(self) -> bool:
+        """Local tables are read in place (memory-mapped, lazily scanned)."""
+        return isinstance(self.fs, LocalFileSystem)
+
+    def path(self, table: Table) -> str:
+        return table_file(self.root, table)
+
+    def exists(self, table: Table) -> bool:
+        return bool(self.fs.exists(self.path(table)))
+
+    def names(self) -> list[str]:
+        """Every table written so far, sorted."""
+        if not self.fs.exists(self.root):
+            return []
+        files = self.fs.glob(f"{self.root}/*{SUFFIX}")
+        return sorted(Path(f).name[: -len(SUFFIX)] for f in files)
+
+    def _read(self, table: Table, columns: Sequence[str] | None) -> pl.DataFrame:
+        cols = list(columns) if columns is not None else None
+        if self.local:
+            return pl.read_parquet(self.path(table), columns=cols)
+        # One GET of the whole object: one version of the table, even when a writer
+        # replaces it meanwhile (ranged reads would fail on the changed ETag half-way).
+        return pl.read_parquet(io.BytesIO(self.fs.cat_file(self.path(table))), columns=cols)
+
+    def read(self, schema: TableSchema, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        """A table, or an empty frame of its schema when it was never written."""
+        if not self.exists(schema):
+            empty = pl.from_arrow(schema.empty())
+            assert isinstance(empty, pl.DataFrame)
+            return empty.select(columns) if columns is not None else empty
+        return self._read(schema, columns)
+
+    def read_optional(self, table: Table, columns: Sequence[str] | None = None
+                      ) -> pl.DataFrame | None:
+        """A table, or None when no stage has written it yet."""
+        return self._read(table, columns) if self.exists(table) else None
+
+    def read_required(self, table: Table, columns: Sequence[str] = ()) -> pl.DataFrame:
+        """A table a stage cannot run without, checked for the columns it needs."""
+        name = table_name(table)
+        frame = self.read_optional(table)
+        if frame is None:
+            raise VaultError(f"table {name!r} does not exist yet: materialize it first "
+                             f"(vault materialize --select {name})")
+        require_columns(frame, name, columns)
+        return frame
+
+    def scan(self, table: Table) -> pl.LazyFrame:
+        """A lazy scan of a written table (local files stream; others are read once)."""
+        if self.local:
+            return pl.scan_parquet(self.path(table))
+        return self._read(table, None).lazy()
+
+    def scan_optional(self, table: Table) -> pl.LazyFrame | None:
+        return self.scan(table) if self.exists(table) else None
+
+    def rows(self, table: Table) -> int:
+        """Row count from the Parquet footer; 0 when the table was never written."""
+        if not self.exists(table):
+            return 0
+        with self.fs.open(self.path(table), "rb") as handle:
+            return int(pq.read_metadata(handle).num_rows)
+
+    def size(self, table: Table) -> int:
+        """Bytes of a written table's file (or object)."""
+        return int(self.fs.size(self.path(table)))
+
+    @contextlib.contextmanager
+    def writing(self, table: Table) -> Iterator[Path]:
+        """A local temporary file that becomes the table on success only (for writers that
+        stream row groups); elsewhere it is uploaded once complete."""
+        what = f"table {table_name(table)!r}"
+        if self.local:
+            with disk_full_is_one_line(what), atomic_path(Path(self.path(table))) as tmp:
+                yield tmp
+            return
+        with disk_full_is_one_line(what), tempfile.TemporaryDirectory() as folder:
+            tmp = Path(folder) / f"{table_name(table)}{SUFFIX}"
+            yield tmp
+            from vault_pipeline.store.object_lock import refuse_if_lost
+
+            refuse_if_lost(self.url)  # another writer took the root over: not over its tables
+            # One PUT (or one completed multipart upload) of the finished file: object
+            # stores make it visible whole or not at all, so no temporary key is needed.
+            self.fs.put_file(str(tmp), self.path(table))
+
+    def write(self, schema: TableSchema, frame: pa.Table | pl.DataFrame) -> int:
+        """Write one table as Parquet, atomically, cast to its schema; return its rows."""
+        arrow = conform(frame, schema)
+        with self.writing(schema) as tmp:
+            pq.write_table(arrow, tmp, compression=COMPRESSION)
+        return arrow.num_rows
+
+    def append(self, schema: TableSchema, rows: pl.DataFrame) -> int:
+        """Append rows under a lock of that table, so that concurrent appenders (two imports
+        at once) never lose each other's rows; on an object store, by a conditional put."""
+        if not self.local:
+            return self._append_conditionally(schema, rows)
+        target = Path(self.path(schema))
+        with FileLock(target.with_name(f".{target.name}.lock"), thread_local=False):
+            return self.write(schema, pl.concat([self.read(schema), rows.select(schema.names)]))
+
+    def _append_conditionally(self, schema: TableSchema, rows: pl.DataFrame) -> int:
+        """Optimistic appends (imports on two machines take no vault lock): the table is
+        read with its ETag and put back only if the object is still that version
+        (``If-Match``; ``If-None-Match: *`` when there was none), else read again. Stores
+        without conditional puts: one appender at a time."""
+        from vault_pipeline.store.object_store import conditional, precondition_failed
+
+        if not conditional(self.fs):
+            return self.write(schema, pl.concat([self.read(schema), rows.select(schema.names)]))
+        from vault_pipeline.store.object_lock import refuse_if_lost
+
+        path = self.path(schema)
+        refuse_if_lost(self.url)
+        for _ in range(APPEND_ATTEMPTS):
+            try:
+                match = {"IfMatch": self.fs.info(path)["ETag"]}
+            except FileNotFoundError:
+                match = {"mode": "create"}
+            arrow = conform(pl.concat([self.read(schema), rows.select(schema.names)]), schema)
+            with tempfile.TemporaryDirectory() as folder:
+                tmp = Path(folder) / f"{schema.name}{SUFFIX}"
+                pq.write_table(arrow, tmp, compression=COMPRESSION)
+                try:  # one PUT up to 5 GiB: the condition travels with PutObject
+                    self.fs.put_file(str(tmp), path, chunksize=SINGLE_PUT, **match)
+                except OSError as exc:
+                    if precondition_failed(exc):
+                        continue  # another appender's rows went in first: add ours to them
+                    raise
+            return arrow.num_rows
+        raise VaultError(f"table {schema.name!r} changed {APPEND_ATTEMPTS} times while rows "
+                         "were appended to it: run again")
