@@ -7,7 +7,7 @@ from pathlib import Path
 from vault_pipeline.schemas import ALL_TABLES
 
 ROOT = Path(__file__).parents[2]
-WIRING = {"definitions.py", "cli.py"}
+WIRING = {"definitions.py"}  # and the cli/ package: the two faces
 
 
 def _imports(path: Path) -> set[str]:
@@ -25,7 +25,8 @@ def test_domain_library_does_not_import_dagster() -> None:
     offenders = [
         str(path.relative_to(ROOT))
         for path in (ROOT / "vault_pipeline").rglob("*.py")
-        if path.name not in WIRING and {"dagster", "assets", "sensors"} & _imports(path)
+        if not (path.name in WIRING or "cli" in path.relative_to(ROOT).parts)
+        and {"dagster", "assets", "sensors"} & _imports(path)
     ]
     assert offenders == []
 
