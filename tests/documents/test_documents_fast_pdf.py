@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import SAMPLE
-from vault_pipeline.documents.cleaning import heading_title
+from vault_pipeline.documents.cleaning import clean_document, heading_title
 from vault_pipeline.documents.convert import FAST, PDF, Settings, Task, convert_task
 from vault_pipeline.documents.fast_pdf import converter_version as fast_version
 from vault_pipeline.documents.fast_pdf import (
@@ -193,3 +193,50 @@ def test_loading_the_definitions_does_not_load_pymupdf() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out[-1] == "LIGHT"
+
+
+def _journal_pdf() -> bytes:
+    """Four pages in a journal's dress: a running header, a banner with the journal's web
+    address, a rotated arXiv stamp in the margin, page numbers, a drop cap, a run-in heading
+    in capitals, a ``Downloaded from`` footer and a caption."""
+    doc = pymupdf.open()
+    words = ["the", "model", "is", "trained", "on", "the", "data", "and", "tested", "on",
+             "held", "out", "papers"]
+    for number in range(4):
+        page = doc.new_page()
+        page.insert_text((72, 40), "Original article", fontsize=9)
+        page.insert_text((300, 40), "www.journal.example.org", fontsize=9)
+        page.insert_text((300, 770), str(number + 1), fontsize=9)
+        page.insert_text((72, 770), f"Downloaded from https://journal.example.org/{number} "
+                                    "by guest", fontsize=7)
+        page.insert_text((30, 600), "arXiv:0908.0001v1 [astro-ph.CO] 1 Aug 2009",
+                         fontsize=12, rotate=90)
+        y = 120.0
+        if number == 0:
+            page.insert_text((72, 90), "A Study of Things Set in Print", fontsize=18)
+            page.insert_text((72, 150), "O", fontsize=30)
+            page.insert_text((95, 132), "ver the past decade, models grew in size.", fontsize=10)
+            page.insert_text((95, 146), "They now read whole papers at once.", fontsize=10)
+            y = 180.0
+        if number == 1:
+            page.insert_text((72, y), "METHODS", fontsize=10, fontname="hebo")
+            page.insert_text((125, y), "We performed a search of the literature.", fontsize=10)
+            y += 14
+            page.insert_text((72, y + 10), "Figure 1: The search, step by step.", fontsize=9)
+            y += 40
+        for i in range(12):
+            page.insert_text((72, y), " ".join(words[(i + number) % 5:]) + ".", fontsize=10)
+            y += 14
+    return doc.tobytes()
+
+
+def test_furniture_drop_caps_and_run_in_headings_in_a_journal_layout() -> None:
+    markdown = pdf_to_markdown_fast(_journal_pdf()).markdown
+    for furniture in ("Original article", "www.journal", "Downloaded from", "arXiv:0908"):
+        assert furniture not in markdown, furniture
+    assert "\n4\n" not in markdown and not markdown.startswith("1\n")
+    assert "Over the past decade, models grew in size." in markdown  # the drop cap rejoined
+    assert "# O\n" not in markdown
+    assert "\n## METHODS\n\nWe performed a search of the literature." in markdown
+    cleaned = clean_document(markdown).text
+    assert "\n*Figure 1: The search, step by step.*\n" in cleaned

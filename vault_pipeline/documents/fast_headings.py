@@ -208,6 +208,13 @@ def is_contact(block: Block) -> bool:
     return len(block.lines) <= 3 and bool(_EMAILS.match(" ".join(ln.text for ln in block.lines)))
 
 
+def is_affiliation(block: Block) -> bool:
+    """A short author block naming an institution (``Andrew Baumann, Microsoft Research``
+    set in a corner of the first page, after the abstract)."""
+    text = " ".join(ln.text for ln in block.lines)
+    return len(block.lines) <= 3 and bool(_AFFILIATION.search(text)) and is_author_block(block)
+
+
 def is_author_block(block: Block) -> bool:
     """Names and affiliations, not prose: few lowercase words (names, institutions and
     addresses are capitalised), and an affiliation, an e-mail or a superscript mark, or

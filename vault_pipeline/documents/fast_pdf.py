@@ -41,6 +41,7 @@ from vault_pipeline.documents.fast_headings import (
     Numbering,
     body_style,
     document_styles,
+    is_affiliation,
     is_author_block,
     is_caps,
     is_contact,
@@ -427,7 +428,8 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
                     out.append(f"{'#' * level} {text}")
                     sequence.saw(text)
                     open_at = None
-            if rest and number == 0 and is_contact(Block(rest, block.bbox)):
+            if rest and number == 0 and (is_contact(Block(rest, block.bbox))
+                                         or is_affiliation(Block(rest, block.bbox))):
                 continue  # authors' addresses in a corner of the first page
             if rest and front_matter and is_author_block(Block(rest, block.bbox)):
                 continue  # names and affiliations under the title: not the body
