@@ -240,3 +240,11 @@ def test_furniture_drop_caps_and_run_in_headings_in_a_journal_layout() -> None:
     assert "\n## METHODS\n\nWe performed a search of the literature." in markdown
     cleaned = clean_document(markdown).text
     assert "\n*Figure 1: The search, step by step.*\n" in cleaned
+
+
+def test_a_row_labelled_table_is_no_caption() -> None:
+    from vault_pipeline.documents.fast_pdf import _CAPTION, _TABLE_CAPTION
+
+    assert _TABLE_CAPTION.match("Table 3: Evaluating CoreRecipe") and _CAPTION.match("Fig. 2.")
+    assert _CAPTION.match("Table 12 Results by model")
+    assert not _TABLE_CAPTION.match("Table 97.3 58.6 73.2") and not _CAPTION.match("Table 1.5 2")

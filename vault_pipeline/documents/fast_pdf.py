@@ -71,8 +71,12 @@ COLUMN_TOLERANCE = 0.02  # of the page width: how far a column block may reach p
 FULL_WIDTH = 0.6  # of the page width: a block this wide crossing the midline spans columns
 COLUMN_SHARE = 0.1  # of the page's text height: each column must hold this much
 BULLETS = "•◦▪‣∙●○■□➢►–"
-_TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+", re.IGNORECASE)
-_CAPTION = re.compile(r"^\s*(?:table|tab\.|figure|fig\.)\s*[A-Z]?\d+", re.IGNORECASE)
+# ``Table 3``, not a row labelled ``Table`` (``Table 97.3 58.6``).
+_TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+(?!\d|\.\d+\s+\d)", re.IGNORECASE)
+_CAPTION = re.compile(r"^\s*(?:table|tab\.|figure|fig\.)\s*[A-Z]?\d+(?!\d|\.\d+\s+\d)",
+                      re.IGNORECASE)
+_CAPTION_LABEL = re.compile(r"^\s*(?:table|tab\.|figure|fig\.)\s*[A-Z]?\d+\s*[.:|]",
+                            re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”]\s*$")
 DROP_CAP = 1.8  # times the body size: a lone letter this large opens the paragraph beside it
 
@@ -222,25 +226,51 @@ def _inside(box: tuple[float, float, float, float], area: pymupdf.Rect) -> bool:
     return area.x0 <= cx <= area.x1 and area.y0 <= cy <= area.y1
 
 
+def _caption_boxes(blocks: list[Block], pattern: re.Pattern[str]
+                   ) -> list[tuple[float, float, float, float]]:
+    """Where each caption lies: from its first line to the end of its block (a caption may
+    open a block or follow a table's cells in one); a line inside a paragraph opening with
+    ``Table 2 shows`` is no caption."""
+    boxes = []
+    for block in blocks:
+        if block.table is not None:
+            continue
+        for i, line in enumerate(block.lines):
+            if pattern.match(line.text) and (i == 0 or _CAPTION_LABEL.match(line.text)):
+                rest = block.lines[i:]
+                boxes.append((min(ln.bbox[0] for ln in rest), line.bbox[1],
+                              max(ln.bbox[2] for ln in rest), block.bbox[3]))
+    return boxes
+
+
 def with_tables(page: pymupdf.Page, blocks: list[Block], captions: bool = True) -> list[Block]:
-    """Replace the blocks inside each group of table rules (next to a ``Table N`` caption
-    where ``captions``) by the table's Markdown; blocks stay as text where no table forms."""
-    boxes = [b.bbox for b in blocks if b.table is None and _CAPTION.match(b.lines[0].text)]
-    areas = rule_groups(horizontal_rules(page), boxes)
+    """Replace the lines inside each group of table rules (next to a ``Table N`` caption
+    where ``captions``) by the table's Markdown; lines stay as text where no table forms.
+    Lines, not blocks: MuPDF may put a table's cells and its caption in one block."""
+    lines = [line for b in blocks if b.table is None for line in b.lines]
+    areas = rule_groups(horizontal_rules(page), _caption_boxes(blocks, _CAPTION))
     if captions:
-        areas = captioned(areas, [b.bbox for b in blocks
-                                  if b.table is None and _TABLE_CAPTION.match(b.lines[0].text)])
+        areas = captioned(areas, _caption_boxes(blocks, _TABLE_CAPTION))
     found = []
     for area in areas:
         inside = pymupdf.Rect(area.x0 - 1, area.y0 - 1, area.x1 + 1, area.y1 + 1)
-        markdown = table_markdown([piece for b in blocks if b.table is None
-                                   and _inside(b.bbox, inside)
-                                   for line in b.lines for piece in line.pieces])
+        markdown = table_markdown([piece for line in lines if _inside(line.bbox, inside)
+                                   for piece in line.pieces])
         if markdown:
             found.append((inside, markdown))
     if not found:
         return blocks
-    kept = [b for b in blocks if not any(_inside(b.bbox, area) for area, _ in found)]
+    kept = []
+    for block in blocks:
+        rest = block.lines if block.table is not None else \
+            [ln for ln in block.lines if not any(_inside(ln.bbox, area) for area, _ in found)]
+        if block.table is not None or len(rest) == len(block.lines):
+            kept.append(block)
+        elif rest:
+            kept.append(Block(lines=rest, bbox=(min(ln.bbox[0] for ln in rest),
+                                                min(ln.bbox[1] for ln in rest),
+                                                max(ln.bbox[2] for ln in rest),
+                                                max(ln.bbox[3] for ln in rest))))
     return kept + [Block(lines=[], bbox=tuple(area), table=markdown) for area, markdown in found]
 
 
@@ -365,8 +395,8 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
     pages = [rejoin_drop_caps(blocks, body) for blocks in pages]
     if tables != OFF:
         for number, page in enumerate(doc):
-            if tables != RULED or any(_TABLE_CAPTION.match(b.lines[0].text)
-                                      for b in pages[number]):
+            if tables != RULED or any(_TABLE_CAPTION.match(line.text)
+                                      for b in pages[number] for line in b.lines):
                 pages[number] = with_tables(page, pages[number], captions=tables == RULED)
     styles = document_styles(doc.get_toc(simple=True), pages)
     anchors = outline_anchors(doc, pages)
