@@ -21,6 +21,7 @@ from vault_pipeline.documents.identify import (
     Clues,
     content_clues,
     title_key,
+    title_key_expr,
 )
 from vault_pipeline.documents.workers import PoolSettings
 from vault_pipeline.papers.build import build_papers
@@ -135,3 +136,9 @@ def test_the_index_of_an_empty_split_is_empty(vault_paths: VaultPaths) -> None:
         vault_paths.store.write(schema, pl.from_arrow(schema.empty()))
     rows, _views, cutoff = vault_rows(vault_paths)
     assert rows.is_empty() and cutoff.year >= 2000
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x24F), max_size=60))
+def test_the_table_filter_keys_titles_as_the_matcher_does(text: str) -> None:
+    frame = pl.DataFrame({"t": [text]}, schema={"t": pl.String})
+    assert frame.select(title_key_expr("t")).item() == title_key(text)

@@ -31,7 +31,13 @@ import polars as pl
 from vault_pipeline.documents.cleaning import CLEANING_VERSION
 from vault_pipeline.documents.convert import LATEX, PDF, Settings, Task, convert_task
 from vault_pipeline.documents.forums import FORUM_KEY, forum_of, with_submissions
-from vault_pipeline.documents.identify import BY_FORUM, Catalog, Clues
+from vault_pipeline.documents.identify import (
+    BY_FORUM,
+    Catalog,
+    Clues,
+    title_key,
+    title_key_expr,
+)
 from vault_pipeline.documents.naming import arxiv_id_of
 from vault_pipeline.documents.outcome import (
     NO_SOURCE,
@@ -341,15 +347,17 @@ class DocumentsBuild:
                    if all(i.arxiv_id is None and i.forum_id is None for i in c)}
         if not unknown:
             return papers
-        catalog = self._catalog()
+        clues = {item.sha256: Clues.from_json(self.attempts[item.sha256].get("identifiers"))
+                 for c in unknown.values() for item in c
+                 if self.attempts.get(item.sha256, {}).get("status") == OK}
+        catalog = self._catalog(list(clues.values()))
         held = held_versions(self.versions)
         out = {key: c for key, c in papers.items() if key not in unknown}
         for key, candidates in unknown.items():
             found = None
             for item in candidates:
-                attempt = self.attempts.get(item.sha256, {})
-                if attempt.get("status") == OK:
-                    found = catalog.identify(Clues.from_json(attempt.get("identifiers")))
+                if item.sha256 in clues:
+                    found = catalog.identify(clues[item.sha256])
                     if found is not None:
                         break
             new_key = (f"{FORUM_KEY}{found.forum_id}" if found and found.forum_id
@@ -365,13 +373,21 @@ class DocumentsBuild:
                                  for item in candidates]
         return out
 
-    def _catalog(self) -> Catalog:
+    def _catalog(self, clues: list[Clues]) -> Catalog:
+        """The papers and submissions whose DOI or title one of ``clues`` names: a lazy
+        filter over the tables, so a vault of millions of papers is never read whole."""
+        dois = sorted({c.doi for c in clues if c.doi})
+        keys = sorted({title_key(c.title) for c in clues if c.title})
         store = self.paths.store
-        papers = store.read(PAPERS, ["arxiv_id", "doi", "title", "authors"])
-        submissions = store.read_optional(SUBMISSIONS)
-        rows = submissions.select("forum_id", "title", "authors").iter_rows() \
-            if submissions is not None else ()
-        return Catalog.build(papers.iter_rows(), rows)
+        papers = store.scan_optional(PAPERS)
+        rows = [] if papers is None else papers.select("arxiv_id", "doi", "title", "authors") \
+            .filter(pl.col("doi").str.to_lowercase().is_in(dois)
+                    | title_key_expr("title").is_in(keys)).collect().iter_rows()
+        submissions = store.scan_optional(SUBMISSIONS)
+        forums = [] if submissions is None else submissions.select(
+            "forum_id", "title", "authors").filter(title_key_expr("title").is_in(keys)) \
+            .collect().iter_rows()
+        return Catalog.build(rows, forums)
 
     def select(self, papers: dict[str, list[Input]]) -> pl.DataFrame:
         """One row per paper: the winning input, or the failures that explain its absence."""

@@ -15,6 +15,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import polars as pl
+
 from vault_pipeline.ids import ArxivId, parse_arxiv_id
 
 # How a document's paper was found; ``None`` in `documents` when nothing matched.
@@ -31,6 +33,12 @@ def title_key(text: str) -> str:
     """A title for matching: accents, case, spacing and punctuation aside."""
     text = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def title_key_expr(column: str) -> pl.Expr:
+    """``title_key`` as a Polars expression, to filter a table by the keys wanted."""
+    return pl.col(column).str.normalize("NFKD").str.to_lowercase() \
+        .str.replace_all(r"[^\p{L}\p{N}]", "")
 
 
 def surname(author: str) -> str:
