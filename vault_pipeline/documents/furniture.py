@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Protocol
 
-EDGE = 0.09  # of the page height: a line this close to the top or bottom is at the edge
+EDGE = 0.07  # of the page height: a line this close to the top or bottom is at the edge
 SAME_HEIGHT = 12.0  # points: a running header sits at the same height on every page
 MAX_FURNITURE_CHARS = 160
 MIN_PAGES = 3  # pages a running header or footer appears on (2 in a document of <= 4 pages)
