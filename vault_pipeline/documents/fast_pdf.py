@@ -77,6 +77,10 @@ _CAPTION = re.compile(r"^\s*(?:table|tab\.|figure|fig\.)\s*[A-Z]?\d+(?!\d|\.\d+\
                       re.IGNORECASE)
 _CAPTION_LABEL = re.compile(r"^\s*(?:table|tab\.|figure|fig\.)\s*[A-Z]?\d+\s*[.:|]",
                             re.IGNORECASE)
+# A paragraph cut after one of these words runs on, whatever the next block opens with
+# (``... in the H →γγ and`` / ``H →ZZ →4ℓ decay channels``).
+_DANGLING = re.compile(r"\b(?:and|or|the|of|in|to|a|an|with|for|by|on|at|from|as|is|are|"
+                       r"that|than|between|into|via)\s*$")
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”]\s*$")
 DROP_CAP = 1.8  # times the body size: a lone letter this large opens the paragraph beside it
 
@@ -470,7 +474,8 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
                 open_at = None
                 continue
             paragraphs = _paragraphs(rest) if rest else []
-            if paragraphs and open_at is not None and paragraphs[0][:1].islower():
+            if paragraphs and open_at is not None and (paragraphs[0][:1].islower()
+                                                       or _DANGLING.search(out[open_at])):
                 out[open_at] = join_lines([out[open_at], paragraphs.pop(0)])
                 if not paragraphs:
                     if _SENTENCE_END.search(out[open_at]):
