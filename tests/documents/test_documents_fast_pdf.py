@@ -248,3 +248,13 @@ def test_a_row_labelled_table_is_no_caption() -> None:
     assert _TABLE_CAPTION.match("Table 3: Evaluating CoreRecipe") and _CAPTION.match("Fig. 2.")
     assert _CAPTION.match("Table 12 Results by model")
     assert not _TABLE_CAPTION.match("Table 97.3 58.6 73.2") and not _CAPTION.match("Table 1.5 2")
+
+
+def test_a_paragraph_cut_after_a_function_word_runs_on() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "The mass is measured in the", fontsize=10)
+    page.insert_text((72, 160), "H channel of the two detectors.", fontsize=10)
+    page.insert_text((72, 220), "A new paragraph starts here.", fontsize=10)
+    markdown = pdf_to_markdown_fast(doc.tobytes()).markdown
+    assert "The mass is measured in the H channel of the two detectors.\n\nA new" in markdown
