@@ -288,8 +288,9 @@ DOCUMENTS = TableSchema(
                "`encrypted`, `corrupt`, `empty`, `too_large`, `unsupported`, `failed`.", False),
         Column("error", _str, "Why conversion failed, per input tried (`latex: ...; pdf: "
                "...`)."),
-        Column("text", _str, "Cleaned Markdown body (references, appendix, captions, "
-               "citation markers, line numbers, headers and footers removed), truncated."),
+        Column("text", _str, "Cleaned Markdown body (references, appendix, citation "
+               "markers, line numbers, headers and footers removed; captions kept as "
+               "emphasised paragraphs), truncated."),
         Column("references", _str, "The references section (or the e-print's `.bbl`)."),
         Column("appendix", _str, "Appendices and other material after the references, "
                "cleaned."),
@@ -304,6 +305,11 @@ DOCUMENTS = TableSchema(
         Column("converter_version", _str, "Converter, cleaning and truncation versions: a "
                "conversion is reused only while input hash and this are unchanged."),
         Column("input_name", _str, "File name the input was imported or fetched as."),
+        Column("identified_by", _str, "How the row's paper was found: `origin` or `name` (the "
+               "id in the file's URL or name), `forum` (an OpenReview PDF or submission), "
+               "`arxiv_stamp`, `doi`, `title` or `submission_title` (read from the PDF's "
+               "content and matched against `papers` / `submissions`), `metadata` (a paper "
+               "with no file); null when nothing matched (status `unidentified`)."),
         Column("converted_at", _ts, "When the text was produced."),
     ),
 )
@@ -329,6 +335,10 @@ DOCUMENT_ATTEMPTS = TableSchema(
                "failure (`timeout`, `crashed`, `failed`) is tried again when they change."),
         Column("tries", pa.int32(), "Consecutive transient failures of this input (retried "
                "while under the retry budget)."),
+        Column("identifiers", _str, "What the PDF's first page says the paper is, as JSON "
+               "(`arxiv`: the margin stamp, `doi`, `title`, `head`: the page's opening), "
+               "matched against `papers` and `submissions` when the file's name and origin "
+               "carry no id."),
     ),
 )
 

@@ -11,6 +11,7 @@ from vault_pipeline.documents.cleaning import (
     compose_accents,
     drop_citation_markers,
     drop_table_citations,
+    mark_captions,
     split_parts,
     truncate,
 )
@@ -61,9 +62,11 @@ def test_references_and_appendix_are_split_off_not_lost() -> None:
     assert cleaned.appendix is not None and "Proof of the lemma." in cleaned.appendix
 
 
-def test_captions_headers_line_numbers_and_citations_are_dropped() -> None:
+def test_headers_line_numbers_and_citations_are_dropped_captions_kept() -> None:
     text = clean_document(PAPER).text
-    assert "Figure 2" not in text and "Table 1." not in text
+    assert "\n*Figure 2: Accuracy of every model on every data set.*\n" in text
+    assert text.endswith("*Table 1. Results of the comparison.*") or \
+        "\n*Table 1. Results of the comparison.*\n" in text
     assert "Preprint" not in text
     assert "\n12\n" not in text
     assert "[3]" not in text and "[1, 4-6]" not in text and "Smith et al., 2020" not in text
@@ -142,3 +145,16 @@ def test_author_year_marker_wrapped_over_two_rows_of_a_cell_is_dropped() -> None
     rows = ["|Name|such as GPT-3 (Brown|x \\| y|", "||et al., 2020), to answer|z|", "|A||"]
     assert drop_table_citations(rows) == ["|Name|such as GPT-3|x \\| y|", "||, to answer|z|",
                                           "|A||"]
+
+
+def test_a_caption_is_one_emphasised_paragraph_once() -> None:
+    marked = mark_captions("Table 3: Scores\nof every *model*.\n\nFigure 1 shows the gain.")
+    assert marked == "*Table 3: Scores of every \\*model\\*.*\n\nFigure 1 shows the gain."
+    assert mark_captions(marked) == marked
+
+
+def test_furniture_lines_and_glued_stamps_are_dropped_by_the_cleaning() -> None:
+    text = clean_document("## I. INTRODUCTION arXiv:0908.0001v1 [astro-ph.CO] 1 Aug 2009\n\n"
+                          "Downloaded from https://academic.example.org/ by guest\n\n"
+                          "1 Introduction . . . . . . . . . . 3\n\nBody text.").text
+    assert text == "## I. INTRODUCTION\n\nBody text."

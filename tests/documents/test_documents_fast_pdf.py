@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import SAMPLE
-from vault_pipeline.documents.cleaning import heading_title
+from vault_pipeline.documents.cleaning import clean_document, heading_title
 from vault_pipeline.documents.convert import FAST, PDF, Settings, Task, convert_task
 from vault_pipeline.documents.fast_pdf import converter_version as fast_version
 from vault_pipeline.documents.fast_pdf import (
@@ -83,7 +83,9 @@ def test_fast_conversion_in_a_worker_cleans_and_splits(tmp_path: Path) -> None:
     assert result.status == OK, result.error
     assert "## 1 Introduction" in result.text and result.n_pages == 15
     assert "(Tang et al., 2008)" not in result.text and "Open Academic Graph" in result.text
-    assert "Figure 1:" not in result.text
+    assert "\n*Figure 1: Inline citations and references to figures and tables are annotated" \
+        in result.text  # a caption kept apart, marked as one
+    assert "allenai.org" not in result.text  # the authors' addresses are not the body
     assert result.references and "Waleed Ammar" in result.references
     assert result.appendix and "PDF filters" in result.appendix
     assert "ﬁ" not in result.text and "limi- tations" not in result.text
@@ -191,3 +193,68 @@ def test_loading_the_definitions_does_not_load_pymupdf() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out[-1] == "LIGHT"
+
+
+def _journal_pdf() -> bytes:
+    """Four pages in a journal's dress: a running header, a banner with the journal's web
+    address, a rotated arXiv stamp in the margin, page numbers, a drop cap, a run-in heading
+    in capitals, a ``Downloaded from`` footer and a caption."""
+    doc = pymupdf.open()
+    words = ["the", "model", "is", "trained", "on", "the", "data", "and", "tested", "on",
+             "held", "out", "papers"]
+    for number in range(4):
+        page = doc.new_page()
+        page.insert_text((72, 40), "Original article", fontsize=9)
+        page.insert_text((300, 40), "www.journal.example.org", fontsize=9)
+        page.insert_text((300, 770), str(number + 1), fontsize=9)
+        page.insert_text((72, 770), f"Downloaded from https://journal.example.org/{number} "
+                                    "by guest", fontsize=7)
+        page.insert_text((30, 600), "arXiv:0908.0001v1 [astro-ph.CO] 1 Aug 2009",
+                         fontsize=12, rotate=90)
+        y = 120.0
+        if number == 0:
+            page.insert_text((72, 90), "A Study of Things Set in Print", fontsize=18)
+            page.insert_text((72, 150), "O", fontsize=30)
+            page.insert_text((95, 132), "ver the past decade, models grew in size.", fontsize=10)
+            page.insert_text((95, 146), "They now read whole papers at once.", fontsize=10)
+            y = 180.0
+        if number == 1:
+            page.insert_text((72, y), "METHODS", fontsize=10, fontname="hebo")
+            page.insert_text((125, y), "We performed a search of the literature.", fontsize=10)
+            y += 14
+            page.insert_text((72, y + 10), "Figure 1: The search, step by step.", fontsize=9)
+            y += 40
+        for i in range(12):
+            page.insert_text((72, y), " ".join(words[(i + number) % 5:]) + ".", fontsize=10)
+            y += 14
+    return doc.tobytes()
+
+
+def test_furniture_drop_caps_and_run_in_headings_in_a_journal_layout() -> None:
+    markdown = pdf_to_markdown_fast(_journal_pdf()).markdown
+    for furniture in ("Original article", "www.journal", "Downloaded from", "arXiv:0908"):
+        assert furniture not in markdown, furniture
+    assert "\n4\n" not in markdown and not markdown.startswith("1\n")
+    assert "Over the past decade, models grew in size." in markdown  # the drop cap rejoined
+    assert "# O\n" not in markdown
+    assert "\n## METHODS\n\nWe performed a search of the literature." in markdown
+    cleaned = clean_document(markdown).text
+    assert "\n*Figure 1: The search, step by step.*\n" in cleaned
+
+
+def test_a_row_labelled_table_is_no_caption() -> None:
+    from vault_pipeline.documents.fast_pdf import _CAPTION, _TABLE_CAPTION
+
+    assert _TABLE_CAPTION.match("Table 3: Evaluating CoreRecipe") and _CAPTION.match("Fig. 2.")
+    assert _CAPTION.match("Table 12 Results by model")
+    assert not _TABLE_CAPTION.match("Table 97.3 58.6 73.2") and not _CAPTION.match("Table 1.5 2")
+
+
+def test_a_paragraph_cut_after_a_function_word_runs_on() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "The mass is measured in the", fontsize=10)
+    page.insert_text((72, 160), "H channel of the two detectors.", fontsize=10)
+    page.insert_text((72, 220), "A new paragraph starts here.", fontsize=10)
+    markdown = pdf_to_markdown_fast(doc.tobytes()).markdown
+    assert "The mass is measured in the H channel of the two detectors.\n\nA new" in markdown

@@ -36,7 +36,7 @@ def test_sample_paper_converts_with_sections_and_without_references(tmp_path: Pa
         assert heading in result.text
     assert "|features-service|18|1,688|" in result.text.replace(" ", "")
     assert "RESTler" not in result.text and "RESTler" in result.references
-    assert "Figure 1" not in result.text and "Table 2" not in result.text
+    assert "\n*Table 2: Services in the study.*\n" in result.text  # captions kept, marked
     assert "Tool Versions" in result.appendix
     assert result.n_pages == 1 and result.n_chars == len(result.text)
 

@@ -15,6 +15,7 @@ left out of the training files unless asked for (`include_evaluation`)."""
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 import tempfile
 from dataclasses import dataclass, replace
@@ -51,6 +52,8 @@ from vault_pipeline.splits.assign import TARGET_SPLITS
 from vault_pipeline.splits.build import VAULT
 from vault_pipeline.splits.contamination import evaluation_papers, mark
 from vault_pipeline.store.paths import VaultPaths, is_url
+
+log = logging.getLogger(__name__)
 
 FORMATS = ("jsonl", "openai-jsonl")  # beside Parquet, which is always written
 
@@ -180,8 +183,8 @@ def export_datasets(paths: VaultPaths, out_dir: Path | str, overwrite: bool = Fa
     _check_target(out_dir, overwrite)
     examples = paths.store.read_required(TRAINING_EXAMPLES, TRAINING_EXAMPLES.names)
     splits = paths.store.read_required(SPLITS, SPLITS.names)
-    if splits.is_empty():
-        raise VaultError("the splits table is empty: nothing to export")
+    if splits.is_empty():  # a vault of PDFs alone: empty datasets, not a failed run
+        log.warning("the splits table is empty (no paper metadata yet): the datasets are empty")
     evaluation = evaluation_papers(paths)
     examples = mark(examples, evaluation)
     excluded = [] if include_evaluation else sorted(

@@ -103,7 +103,8 @@ def build_manifest(files: list[FileEntry], examples: pl.DataFrame, splits: pl.Da
     return {
         "format": FORMAT, "project": PROJECT, "project_version": project_version(),
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "cutoff": str(splits["cutoff"][0]), "seed": int(splits["seed"][0]),
+        "cutoff": str(splits["cutoff"][0]) if splits.height else None,
+        "seed": int(splits["seed"][0]) if splits.height else None,
         "split_counts": dict(sorted(splits.group_by("split").len().iter_rows())),
         "roles": {role: {"inputs": ["problem_setting", "challenge"], "reference_view": view,
                          "artifact": ARTIFACT_NAMES[role], "template": TEMPLATES[role]}

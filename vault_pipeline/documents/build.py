@@ -31,6 +31,13 @@ import polars as pl
 from vault_pipeline.documents.cleaning import CLEANING_VERSION
 from vault_pipeline.documents.convert import LATEX, PDF, Settings, Task, convert_task
 from vault_pipeline.documents.forums import FORUM_KEY, forum_of, with_submissions
+from vault_pipeline.documents.identify import (
+    BY_FORUM,
+    Catalog,
+    Clues,
+    title_key,
+    title_key_expr,
+)
 from vault_pipeline.documents.naming import arxiv_id_of
 from vault_pipeline.documents.outcome import (
     NO_SOURCE,
@@ -81,6 +88,7 @@ class Input:
     version: int | None
     received_at: datetime
     forum_id: str | None = None  # an OpenReview submission's PDF (see `forums`)
+    identified_by: str | None = None  # origin, name or forum (identify.py); None: unknown
 
     @property
     def paper_key(self) -> str:
@@ -107,12 +115,12 @@ def collect_inputs(zone: RawZone) -> list[Input]:
             else (None, False)
         if revision:
             continue  # an earlier OpenReview revision: kept in the raw zone, not converted
-        found = None if forum else arxiv_id_of(raw.original_name, raw.origin)[0]
+        found, where = (None, BY_FORUM) if forum else arxiv_id_of(raw.original_name, raw.origin)
         inputs.append(Input(
             sha256=raw.sha256, kind=RAW_KINDS[raw.kind], path=zone.absolute(raw),
             name=raw.original_name, arxiv_id=found.id if found else None,
             version=found.version if found else None, received_at=raw.received_at,
-            forum_id=forum,
+            forum_id=forum, identified_by=where if forum or found else None,
         ))
     return inputs
 
@@ -205,6 +213,7 @@ def _attempt_row(item: Input, result: Conversion, config: DocumentsConfig,
         "text": result.text, "references": result.references, "appendix": result.appendix,
         "truncated": result.truncated, "hidden_chars": result.hidden_chars,
         "notes": result.notes, "limits": config.limits, "tries": tries,
+        "identifiers": result.identifiers,
     }
 
 
@@ -318,6 +327,7 @@ class DocumentsBuild:
         self.convert_all([c[0] for c in papers.values() if c[0].kind == LATEX])
         self.convert_all([item for c in papers.values() for item in c
                           if item.kind == PDF and not self._latex_ok(c)])
+        papers = self.identify(papers)
         selection = self.select(papers)
         self.write(selection)
         self.journal.clear()
@@ -327,6 +337,57 @@ class DocumentsBuild:
     def _latex_ok(self, candidates: list[Input]) -> bool:
         first = candidates[0]
         return first.kind == LATEX and self.attempts.get(first.sha256, {}).get("status") == OK
+
+    def identify(self, papers: dict[str, list[Input]]) -> dict[str, list[Input]]:
+        """Papers whose only files carry no id in their name or origin, identified by what
+        their converted PDF says (identify.py); still unknown where nothing matches, where
+        the paper found has a file of its own (its row is that file's), or where the
+        stamp's version is later than the one the vault holds."""
+        unknown = {key: c for key, c in papers.items()
+                   if all(i.arxiv_id is None and i.forum_id is None for i in c)}
+        if not unknown:
+            return papers
+        clues = {item.sha256: Clues.from_json(self.attempts[item.sha256].get("identifiers"))
+                 for c in unknown.values() for item in c
+                 if self.attempts.get(item.sha256, {}).get("status") == OK}
+        catalog = self._catalog(list(clues.values()))
+        held = held_versions(self.versions)
+        out = {key: c for key, c in papers.items() if key not in unknown}
+        for key, candidates in unknown.items():
+            found = None
+            for item in candidates:
+                if item.sha256 in clues:
+                    found = catalog.identify(clues[item.sha256])
+                    if found is not None:
+                        break
+            new_key = (f"{FORUM_KEY}{found.forum_id}" if found and found.forum_id
+                       else found.arxiv_id if found else None)
+            rule = held.get(found.arxiv_id) if found and found.arxiv_id else None
+            if found is None or new_key in out or (rule and not rule.allows(found.version)):
+                out[key] = candidates
+                continue
+            out[str(new_key)] = [dataclasses.replace(item, arxiv_id=found.arxiv_id,
+                                                     version=found.version,
+                                                     forum_id=found.forum_id,
+                                                     identified_by=found.method)
+                                 for item in candidates]
+        return out
+
+    def _catalog(self, clues: list[Clues]) -> Catalog:
+        """The papers and submissions whose DOI or title one of ``clues`` names: a lazy
+        filter over the tables, so a vault of millions of papers is never read whole."""
+        dois = sorted({c.doi for c in clues if c.doi})
+        keys = sorted({title_key(c.title) for c in clues if c.title})
+        store = self.paths.store
+        papers = store.scan_optional(PAPERS)
+        rows = [] if papers is None else papers.select("arxiv_id", "doi", "title", "authors") \
+            .filter(pl.col("doi").str.to_lowercase().is_in(dois)
+                    | title_key_expr("title").is_in(keys)).collect().iter_rows()
+        submissions = store.scan_optional(SUBMISSIONS)
+        forums = [] if submissions is None else submissions.select(
+            "forum_id", "title", "authors").filter(title_key_expr("title").is_in(keys)) \
+            .collect().iter_rows()
+        return Catalog.build(rows, forums)
 
     def select(self, papers: dict[str, list[Input]]) -> pl.DataFrame:
         """One row per paper: the winning input, or the failures that explain its absence."""
@@ -354,12 +415,13 @@ class DocumentsBuild:
                 "n_pages": attempt.get("n_pages"), "n_chars": attempt.get("n_chars"),
                 "duration_ms": attempt.get("duration_ms"),
                 "converted_at": attempt.get("attempted_at"),
+                "identified_by": chosen.identified_by,
             })
         schema = {"paper_key": pl.String, "winner": pl.Boolean} | {
             name: DOCUMENTS.polars[name] for name in
             ("arxiv_id", "forum_id", "version", "sha256", "source", "status", "error", "input_name",
              "converter", "converter_version", "n_pages", "n_chars", "duration_ms",
-             "converted_at")}
+             "converted_at", "identified_by")}
         return pl.DataFrame(rows, schema=schema)
 
     def _texts(self) -> pl.LazyFrame:
@@ -408,8 +470,8 @@ class DocumentsBuild:
 def _unidentified_error(winner: Input) -> str | None:
     if winner.arxiv_id is not None or winner.forum_id is not None:
         return None
-    return (f"no arXiv id in the file name {winner.name!r} or its origin; the text is kept, "
-            "keyed by sha256")
+    return (f"no arXiv id in the file name {winner.name!r} or its origin, and no arXiv stamp, "
+            "known DOI or known title in its text; the text is kept, keyed by sha256")
 
 
 def held_metadata(papers: pl.LazyFrame, versions: pl.DataFrame | None,
@@ -471,6 +533,7 @@ def with_abstracts(converted: pl.LazyFrame, papers: pl.LazyFrame,
         error=pl.lit("no PDF or e-print of this paper in the raw zone"),
         converter=pl.lit(ABSTRACT_CONVERTER), converter_version=pl.lit(abstract_version),
         converted_at=pl.lit(now, dtype=DOCUMENTS.polars["converted_at"]),
+        identified_by=pl.lit("metadata"),
     )
     combined = pl.concat([with_papers, missing, *extra], how="diagonal_relaxed")
     return combined.with_columns(
@@ -480,6 +543,8 @@ def with_abstracts(converted: pl.LazyFrame, papers: pl.LazyFrame,
         .then(pl.col("text").str.len_chars().cast(pl.Int64)).otherwise(pl.col("n_chars")),
         truncated=pl.col("truncated").fill_null(False),
         hidden_chars=pl.col("hidden_chars").fill_null(0),
+        identified_by=pl.coalesce(
+            "identified_by", pl.when(pl.col("forum_id").is_not_null()).then(pl.lit(BY_FORUM))),
     )
 
 

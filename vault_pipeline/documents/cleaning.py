@@ -1,6 +1,7 @@
 """Cleaning shared by the PDF and the LaTeX paths: Markdown in, body / references / appendix
 out, the way the review-paradigm study prepared papers for an LLM (line numbers, running
-headers and footers, figure and table captions and inline citation markers dropped;
+headers and footers and inline citation markers dropped, figure and table captions kept as
+emphasised paragraphs;
 references and appendices split off, kept in their own columns; whitespace normalised), then
 truncation to a configurable length with the full length recorded.
 
@@ -15,7 +16,9 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-CLEANING_VERSION = "3"  # 3: TeX's spacing accents composed; particles in author names
+from vault_pipeline.documents.furniture import is_noise, strip_stamps
+
+CLEANING_VERSION = "4"  # 4: captions kept, marked; 3: TeX's spacing accents composed
 DEFAULT_MAX_CHARS = 30_000
 
 LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl",
@@ -130,16 +133,28 @@ def drop_repeated_lines(lines: list[str], min_repeats: int = 3) -> list[str]:
 
 
 def drop_noise_lines(lines: list[str]) -> list[str]:
-    """Line and page numbers, boilerplate stamps and picture placeholders."""
-    return [line for line in lines
+    """Line and page numbers, boilerplate stamps, ``Downloaded from`` notices, dot leaders
+    and picture placeholders; an arXiv stamp glued to a line is cut from it."""
+    return [strip_stamps(line) for line in lines
             if not (_NUMBER_LINE.match(line) or _BOILERPLATE.match(line)
-                    or _PICTURE.match(line))]
+                    or _PICTURE.match(line) or is_noise(line))]
 
 
-def drop_captions(text: str) -> str:
-    """Figure and table captions: a paragraph that opens with ``Figure 3:`` / ``Table 2.``."""
+def mark_captions(text: str) -> str:
+    """Figure and table captions (a paragraph that opens with ``Figure 3:`` / ``Table 2.``)
+    kept, each as one emphasised Markdown paragraph (``*Table 2: Results ...*``), so that a
+    reader or a later stage tells a caption from the running text."""
     paragraphs = re.split(r"\n[ \t]*\n", text)
-    return "\n\n".join(p for p in paragraphs if not _CAPTION.match(p.lstrip()))
+    return "\n\n".join(caption(p) if _CAPTION.match(p.lstrip()) else p for p in paragraphs)
+
+
+def caption(paragraph: str) -> str:
+    """One caption paragraph as ``*...*`` (already marked ones unchanged)."""
+    text = " ".join(paragraph.split())
+    if text.startswith("*") and text.endswith("*") and not text.startswith("**"):
+        return text
+    text = text.strip("*_ ").replace("*", "\\*")
+    return f"*{text}*"
 
 
 def _drop_citations(text: str) -> str:
@@ -223,7 +238,7 @@ def clean_part(text: str) -> str:
     text = compose_accents(text.translate(LIGATURES))
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     lines = normalize_headings(drop_noise_lines(drop_repeated_lines(lines)))
-    return normalize_whitespace(drop_citation_markers(drop_captions("\n".join(lines))))
+    return normalize_whitespace(drop_citation_markers(mark_captions("\n".join(lines))))
 
 
 def truncate(text: str, limit: int) -> tuple[str, bool]:

@@ -126,10 +126,11 @@ def convert_task(task: Task) -> Conversion:
         return Conversion(status=EMPTY, error="no body text left after cleaning",
                           n_pages=converted.n_pages, references=cleaned.references,
                           appendix=cleaned.appendix, hidden_chars=converted.hidden_chars,
-                          notes="; ".join(converted.notes) or None, duration_ms=elapsed())
+                          notes="; ".join(converted.notes) or None, duration_ms=elapsed(),
+                          identifiers=converted.clues)
     return Conversion(
         status=OK, text=cleaned.text, references=cleaned.references, appendix=cleaned.appendix,
         n_pages=converted.n_pages, n_chars=cleaned.n_chars, truncated=cleaned.truncated,
         hidden_chars=converted.hidden_chars, notes="; ".join(converted.notes) or None,
-        duration_ms=elapsed(),
+        duration_ms=elapsed(), identifiers=converted.clues,
     )

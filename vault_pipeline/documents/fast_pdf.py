@@ -3,14 +3,19 @@ path. pymupdf4llm spends most of its time in Python per character (its table fin
 every character into a dictionary); here a page is read once as blocks, lines and spans
 (fonts, sizes, flags), which MuPDF builds in C, and the structure is rebuilt from them:
 
-- headings from font statistics (the body size is the most common size by characters; a
-  short block set larger, or all bold, is a heading) and from the PDF outline where there is
-  one (its titles give the level); numbering (``3.2``) gives the level otherwise;
+- page furniture first (furniture.py): running headers and footers, page numbers, margin
+  stamps, journal banners and notices, dot leaders; a drop cap joined to its paragraph;
+- headings from every signal (fast_headings.py): the outline (its titles wherever the text
+  sets them, and a heading at each entry's destination where the text sets none), numbering,
+  capitals, weight, size and font against the body, run-in headings split from their
+  paragraph; a section number far out of sequence is a figure's label, not a heading;
+- the title's author and affiliation blocks and the authors' addresses kept out of the body;
 - reading order: on a page with two columns (text on both sides of the x-midline), the
   blocks of each band between full-width blocks are read left column first, then right;
 - footnotes and other small print read after the page's text;
-- paragraphs joined over lines, columns and pages when a sentence runs on; words hyphenated
-  at a line end joined again; ligatures expanded by MuPDF (no ``TEXT_PRESERVE_LIGATURES``);
+- paragraphs joined over lines, columns and pages when a sentence runs on (past a figure's
+  caption, which stays its own paragraph); words hyphenated at a line end joined again;
+  ligatures expanded by MuPDF (no ``TEXT_PRESERVE_LIGATURES``);
 - bulleted lists as Markdown items; math kept as the text the PDF holds;
 - tables: on a page with a ``Table N`` caption, a group of horizontal rules next to it
   (booktabs) is a table, rebuilt from the pieces of text inside (fast_tables.py); its
@@ -18,16 +23,32 @@ every character into a dictionary); here a page is read once as blocks, lines an
   booktabs tables (no vertical rules), at 0.5-1 CPU s a page: more than the rest of the
   conversion of a whole paper.
 
-References and appendix are split off, captions, citations and running headers dropped by
-the shared cleaning, as for every converter. Measured in benchmarks/README.md."""
+References and appendix are split off, citations dropped and captions marked by the shared
+cleaning, as for every converter. Measured in benchmarks/README.md (bench_documents.py on
+the papers it was built on, bench_pdf_styles.py on styles it was not)."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 
+from vault_pipeline.documents.fast_headings import (
+    HEADING_MAX_LINES as HEADING_LINES,
+)
+from vault_pipeline.documents.fast_headings import (
+    Numbering,
+    body_style,
+    document_styles,
+    is_affiliation,
+    is_author_block,
+    is_caps,
+    is_contact,
+    numbering,
+    split_heading,
+)
+from vault_pipeline.documents.fast_layout import Block, Line, Run, normalize_title
 from vault_pipeline.documents.fast_tables import (
     Piece,
     captioned,
@@ -35,27 +56,33 @@ from vault_pipeline.documents.fast_tables import (
     rule_groups,
     table_markdown,
 )
+from vault_pipeline.documents.furniture import furniture, is_notice, strip_stamps
 from vault_pipeline.documents.outcome import Converted
 from vault_pipeline.documents.pdf import ALL, OFF, RULED, PdfLimits, check_table_mode, convert_pdf
 from vault_pipeline.pipeline.lazy import lazy_import
 
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 
-FAST_VERSION = "2"  # 2: tables from rules and pieces; lines not merged across rows
+FAST_VERSION = "3"  # 3: furniture, heading signals, captions apart; 2: tables from rules
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
-HEADING_MAX_CHARS = 150
-HEADING_MAX_LINES = 3
-LARGER = 0.9  # points above the body size that make a line a heading
 SMALLER = 0.5  # points below the body size of small print (footnotes, table cells)
 COLUMN_TOLERANCE = 0.02  # of the page width: how far a column block may reach past the midline
 FULL_WIDTH = 0.6  # of the page width: a block this wide crossing the midline spans columns
 COLUMN_SHARE = 0.1  # of the page's text height: each column must hold this much
 BULLETS = "•◦▪‣∙●○■□➢►–"
-_NUMBERED = re.compile(r"^(?:(\d+(?:\.\d+)*)\.?|[A-Z](?:\.\d+)+\.?)\s+\S")
-_TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+", re.IGNORECASE)
-_CAPTION = re.compile(r"^\s*(?:table|tab\.|figure|fig\.)\s*[A-Z]?\d+", re.IGNORECASE)
+# ``Table 3``, not a row labelled ``Table`` (``Table 97.3 58.6``).
+_TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+(?!\d|\.\d+\s+\d)", re.IGNORECASE)
+_CAPTION = re.compile(r"^\s*(?:table|tab\.|figure|fig\.)\s*[A-Z]?\d+(?!\d|\.\d+\s+\d)",
+                      re.IGNORECASE)
+_CAPTION_LABEL = re.compile(r"^\s*(?:table|tab\.|figure|fig\.)\s*[A-Z]?\d+\s*[.:|]",
+                            re.IGNORECASE)
+# A paragraph cut after one of these words runs on, whatever the next block opens with
+# (``... in the H →γγ and`` / ``H →ZZ →4ℓ decay channels``).
+_DANGLING = re.compile(r"\b(?:and|or|the|of|in|to|a|an|with|for|by|on|at|from|as|is|are|"
+                       r"that|than|between|into|via)\s*$")
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”]\s*$")
+DROP_CAP = 1.8  # times the body size: a lone letter this large opens the paragraph beside it
 
 
 def converter_version(tables: str = RULED) -> str:
@@ -63,30 +90,6 @@ def converter_version(tables: str = RULED) -> str:
     (``all`` also takes rule groups with no caption beside them)."""
     options = {OFF: ", tables off", ALL: ", tables without captions"}.get(tables, "")
     return f"pymupdf-fast {FAST_VERSION} (PyMuPDF {pymupdf.VersionBind}{options})"
-
-
-@dataclass
-class Line:
-    """One visual line: the pieces MuPDF splits a justified line into, joined again."""
-
-    text: str
-    size: float
-    bold: bool
-    bbox: tuple[float, float, float, float]
-    horizontal: bool = True  # rotated text (a margin stamp) is never a heading
-    pieces: tuple[Piece, ...] = ()  # the runs MuPDF split the line into (table cells)
-
-
-@dataclass
-class Block:
-    lines: list[Line]
-    bbox: tuple[float, float, float, float]
-    table: str | None = None  # Markdown of a table found here instead of lines
-
-
-def normalize_title(text: str) -> str:
-    """A heading's text for matching against the outline: letters and digits only."""
-    return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
 def join_lines(lines: Sequence[str]) -> str:
@@ -179,12 +182,23 @@ def _visual_lines(block: dict) -> list[Line]:
         spans = [span for line in row for span in line["spans"]]
         text = " ".join("".join(span["text"] for span in line["spans"]).strip() for line in row)
         chars = Counter[float]()
+        fonts = Counter[str]()
         bold = 0
+        runs: list[Run] = []
         for span in spans:
             n = len(span["text"].strip())
-            chars[round(span["size"] * 2) / 2] += n
-            if span["flags"] & pymupdf.TEXT_FONT_BOLD or "bold" in span["font"].lower():
+            size = round(span["size"] * 2) / 2
+            chars[size] += n
+            fonts[span["font"]] += n
+            is_bold = bool(span["flags"] & pymupdf.TEXT_FONT_BOLD) or \
+                "bold" in span["font"].lower()
+            if is_bold:
                 bold += n
+            if runs and runs[-1].bold == is_bold and runs[-1].font == span["font"]:
+                runs[-1] = Run(runs[-1].text + span["text"], is_bold, span["font"],
+                               runs[-1].size)
+            else:
+                runs.append(Run(span["text"], is_bold, span["font"], size))
         total = sum(chars.values())
         bbox = (min(ln["bbox"][0] for ln in row), min(ln["bbox"][1] for ln in row),
                 max(ln["bbox"][2] for ln in row), max(ln["bbox"][3] for ln in row))
@@ -194,7 +208,8 @@ def _visual_lines(block: dict) -> list[Line]:
                           size=chars.most_common(1)[0][0] if chars else 0.0,
                           bold=total > 0 and bold >= 0.9 * total, bbox=bbox,
                           horizontal=all(abs(ln["dir"][1]) < 0.1 for ln in row),
-                          pieces=pieces))
+                          pieces=pieces, font=fonts.most_common(1)[0][0] if fonts else "",
+                          runs=tuple(runs)))
     return [line for line in lines if line.text]
 
 
@@ -215,97 +230,52 @@ def _inside(box: tuple[float, float, float, float], area: pymupdf.Rect) -> bool:
     return area.x0 <= cx <= area.x1 and area.y0 <= cy <= area.y1
 
 
+def _caption_boxes(blocks: list[Block], pattern: re.Pattern[str]
+                   ) -> list[tuple[float, float, float, float]]:
+    """Where each caption lies: from its first line to the end of its block (a caption may
+    open a block or follow a table's cells in one); a line inside a paragraph opening with
+    ``Table 2 shows`` is no caption."""
+    boxes = []
+    for block in blocks:
+        if block.table is not None:
+            continue
+        for i, line in enumerate(block.lines):
+            if pattern.match(line.text) and (i == 0 or _CAPTION_LABEL.match(line.text)):
+                rest = block.lines[i:]
+                boxes.append((min(ln.bbox[0] for ln in rest), line.bbox[1],
+                              max(ln.bbox[2] for ln in rest), block.bbox[3]))
+    return boxes
+
+
 def with_tables(page: pymupdf.Page, blocks: list[Block], captions: bool = True) -> list[Block]:
-    """Replace the blocks inside each group of table rules (next to a ``Table N`` caption
-    where ``captions``) by the table's Markdown; blocks stay as text where no table forms."""
-    boxes = [b.bbox for b in blocks if b.table is None and _CAPTION.match(b.lines[0].text)]
-    areas = rule_groups(horizontal_rules(page), boxes)
+    """Replace the lines inside each group of table rules (next to a ``Table N`` caption
+    where ``captions``) by the table's Markdown; lines stay as text where no table forms.
+    Lines, not blocks: MuPDF may put a table's cells and its caption in one block."""
+    lines = [line for b in blocks if b.table is None for line in b.lines]
+    areas = rule_groups(horizontal_rules(page), _caption_boxes(blocks, _CAPTION))
     if captions:
-        areas = captioned(areas, [b.bbox for b in blocks
-                                  if b.table is None and _TABLE_CAPTION.match(b.lines[0].text)])
+        areas = captioned(areas, _caption_boxes(blocks, _TABLE_CAPTION))
     found = []
     for area in areas:
         inside = pymupdf.Rect(area.x0 - 1, area.y0 - 1, area.x1 + 1, area.y1 + 1)
-        markdown = table_markdown([piece for b in blocks if b.table is None
-                                   and _inside(b.bbox, inside)
-                                   for line in b.lines for piece in line.pieces])
+        markdown = table_markdown([piece for line in lines if _inside(line.bbox, inside)
+                                   for piece in line.pieces])
         if markdown:
             found.append((inside, markdown))
     if not found:
         return blocks
-    kept = [b for b in blocks if not any(_inside(b.bbox, area) for area, _ in found)]
+    kept = []
+    for block in blocks:
+        rest = block.lines if block.table is not None else \
+            [ln for ln in block.lines if not any(_inside(ln.bbox, area) for area, _ in found)]
+        if block.table is not None or len(rest) == len(block.lines):
+            kept.append(block)
+        elif rest:
+            kept.append(Block(lines=rest, bbox=(min(ln.bbox[0] for ln in rest),
+                                                min(ln.bbox[1] for ln in rest),
+                                                max(ln.bbox[2] for ln in rest),
+                                                max(ln.bbox[3] for ln in rest))))
     return kept + [Block(lines=[], bbox=tuple(area), table=markdown) for area, markdown in found]
-
-
-def body_size(pages: list[list[Block]]) -> float:
-    """The most common font size, counted in characters: the size of the running text."""
-    sizes = Counter[float]()
-    for blocks in pages:
-        for block in blocks:
-            for line in block.lines:
-                sizes[line.size] += len(line.text)
-    return sizes.most_common(1)[0][0] if sizes else 0.0
-
-
-@dataclass(frozen=True)
-class Styles:
-    """What the document's fonts and outline say a heading looks like."""
-
-    body: float
-    title: float  # the largest size on the first page
-    outline: dict[str, int]  # normalised outline title -> level (1 = top)
-
-    def is_heading_line(self, line: Line) -> bool:
-        return line.horizontal and (line.size >= self.body + LARGER
-                                    or (line.bold and line.size >= self.body - 0.5))
-
-    def level(self, text: str, size: float, first_page: bool) -> int | None:
-        """The Markdown level of a heading with this text, or None if it is not one."""
-        outlined = self.outline.get(normalize_title(text))
-        if outlined is not None:
-            return min(outlined + 1, 6)
-        if first_page and size >= self.title and size >= self.body + 3:
-            return 1
-        number = _NUMBERED.match(text)
-        if not any(ch.isalpha() for ch in text) or text.endswith(("-", ",")) or "@" in text \
-                or (_SENTENCE_END.search(text) and not number):
-            return None
-        if self.outline and not number:
-            return None  # the outline lists the unnumbered headings there are
-        if number:
-            depth = (number.group(1) or "x.").count(".")
-            return min(depth + 2, 6)
-        return 2 if size >= self.body + LARGER else 3
-
-
-def document_styles(doc: pymupdf.Document, pages: list[list[Block]]) -> Styles:
-    outline: dict[str, int] = {}
-    for level, title, *_ in doc.get_toc(simple=True):
-        outline.setdefault(normalize_title(title), level)
-    outline.pop("", None)
-    first = [line.size for block in pages[0] for line in block.lines
-             if line.horizontal] if pages else []
-    return Styles(body=body_size(pages), title=max(first, default=0.0), outline=outline)
-
-
-def _split_heading(block: Block, styles: Styles) -> tuple[list[Line], list[Line]]:
-    """Leading heading-styled lines of a block (a heading MuPDF put in the block of the
-    paragraph under it), and the rest; an outline title counts whatever its style."""
-    lines = block.lines
-    if styles.outline and len(lines) <= HEADING_MAX_LINES and \
-            normalize_title(" ".join(line.text for line in lines)) in styles.outline:
-        return lines, []
-    head = 0
-    while head < len(lines) and head < HEADING_MAX_LINES and styles.is_heading_line(lines[head]):
-        head += 1
-    if head == len(lines) or (head and not styles.is_heading_line(lines[head])):
-        text = " ".join(line.text for line in lines[:head])
-        # A bold line of body size opening a paragraph is a run-in sentence unless numbered.
-        run_in = head < len(lines) and lines[0].size < styles.body + LARGER and \
-            not _NUMBERED.match(text)
-        if head and len(text) <= HEADING_MAX_CHARS and not run_in:
-            return lines[:head], lines[head:]
-    return [], lines
 
 
 def _paragraphs(lines: list[Line]) -> list[str]:
@@ -318,7 +288,8 @@ def _paragraphs(lines: list[Line]) -> list[str]:
             items.append([])
             bullet = starts_item
         items[-1].append(line.text[1:].strip() if starts_item else line.text)
-    return [("- " if bullet or len(items) > 1 else "") + join_lines(item) for item in items]
+    out = [("- " if bullet or len(items) > 1 else "") + join_lines(item) for item in items]
+    return [f"\\{text}" if text.startswith("#") else text for text in out]
 
 
 def footnotes(blocks: list[Block], body: float) -> set[int]:
@@ -336,51 +307,185 @@ def footnotes(blocks: list[Block], body: float) -> set[int]:
         for j, other in enumerate(blocks))}
 
 
+def without_furniture(pages: list[list[Block]], heights: list[float],
+                      body: float) -> list[list[Block]]:
+    """The pages less their furniture lines (furniture.py), arXiv stamps cut out of the lines
+    they are glued to; a block left with no line goes."""
+    lines = [[line for block in blocks for line in block.lines] for blocks in pages]
+    drop = furniture(lines, heights, body)
+    out = []
+    for blocks, dropped in zip(pages, drop, strict=True):
+        kept_blocks, index = [], 0
+        for block in blocks:
+            if is_notice(block.lines[0].text):
+                index += len(block.lines)
+                continue
+            kept = []
+            for line in block.lines:
+                if index not in dropped:
+                    text = strip_stamps(line.text)
+                    kept.append(line if text == line.text else replace(line, text=text))
+                index += 1
+            kept = [line for line in kept if line.text]
+            if kept:
+                kept_blocks.append(Block(lines=kept, bbox=block.bbox))
+        out.append(kept_blocks)
+    return out
+
+
+def rejoin_drop_caps(blocks: list[Block], body: float) -> list[Block]:
+    """A drop cap (``O`` set large beside ``ver the past ...``) joined to the first line of
+    the block beside it."""
+    caps = [i for i, b in enumerate(blocks) if len(b.lines) == 1 and len(b.lines[0].text) == 1
+            and b.lines[0].text.isalpha() and b.lines[0].size >= body * DROP_CAP]
+    if not caps:
+        return blocks
+    gone = set()
+    for i in caps:
+        _x0, y0, x1, y1 = blocks[i].bbox
+        beside = [j for j, b in enumerate(blocks) if j != i and j not in caps
+                  and b.lines and b.bbox[0] >= x1 - 3 and b.bbox[0] <= x1 + 30
+                  and b.lines[0].bbox[1] < y1 and b.lines[0].bbox[3] > y0]
+        if beside:
+            j = min(beside, key=lambda k: blocks[k].bbox[0])
+            first = blocks[j].lines[0]
+            blocks[j].lines[0] = replace(first, text=blocks[i].lines[0].text + first.text)
+            gone.add(i)
+    return [b for i, b in enumerate(blocks) if i not in gone]
+
+
+def outline_anchors(doc: pymupdf.Document, pages: list[list[Block]]
+                    ) -> dict[tuple[int, int], list[tuple[int, str]]]:
+    """Per (page, block), the outline entries whose destination is that block: the first
+    block at or below the destination point, in its column where the point gives one. An
+    entry whose title the text does not set (revtex's invisible ``Abstract`` and
+    ``References`` bookmarks) becomes a heading there."""
+    anchors: dict[tuple[int, int], list[tuple[int, str]]] = {}
+    for entry in doc.get_toc(simple=False):
+        level, title, page_number = entry[0], entry[1].strip(), entry[2] - 1
+        to = entry[3].get("to") if len(entry) > 3 and isinstance(entry[3], dict) else None
+        if not title or to is None or not 0 <= page_number < len(pages):
+            continue
+        height = doc[page_number].rect.height
+        y = height - float(to.y)
+        x = float(to.x)
+        blocks = pages[page_number]
+        below = [i for i, b in enumerate(blocks) if b.bbox[3] >= y - 2
+                 and (x <= 0 or b.bbox[0] - 6 <= x <= b.bbox[2] + 6)]
+        if below:
+            first = min(below, key=lambda i: blocks[i].bbox[1])
+            anchors.setdefault((page_number, first), []).append((level, title))
+    return anchors
+
+
+def _opens_with(title: str, blocks: list[Block]) -> bool:
+    """Whether one of these blocks opens with ``title`` (numbers aside): the text sets the
+    heading itself."""
+    want = normalize_title(title).lstrip("0123456789ivx")
+    for block in blocks:
+        if block.table is None and block.lines:
+            text = normalize_title(" ".join(line.text for line in block.lines[:3]))
+            if want and want in text[:len(want) + 12]:
+                return True
+    return False
+
+
 def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
     """The Markdown of ``doc`` (see the module docstring)."""
     check_table_mode(tables)
     pages = [page_blocks(page) for page in doc]
+    body, _font = body_style(pages)
+    pages = without_furniture(pages, [page.rect.height for page in doc], body)
+    pages = [rejoin_drop_caps(blocks, body) for blocks in pages]
     if tables != OFF:
         for number, page in enumerate(doc):
-            if tables != RULED or any(_TABLE_CAPTION.match(b.lines[0].text)
-                                      for b in pages[number]):
+            if tables != RULED or any(_TABLE_CAPTION.match(line.text)
+                                      for b in pages[number] for line in b.lines):
                 pages[number] = with_tables(page, pages[number], captions=tables == RULED)
-    styles = document_styles(doc, pages)
+    styles = document_styles(doc.get_toc(simple=True), pages)
+    anchors = outline_anchors(doc, pages)
     out: list[str] = []
-    open_paragraph = False  # the last paragraph may run on into the next block
-    front_matter = True  # authors and affiliations, set large, before the abstract
+    open_at: int | None = None  # the paragraph of ``out`` that may run on into a later block
+    front_matter = True  # authors and affiliations, before the abstract or first section
+    sequence = Numbering()
+    titled = False
     for number, (page, blocks) in enumerate(zip(doc, pages, strict=True)):
         front_matter = front_matter and number == 0
         order = reading_order([b.bbox for b in blocks], page.rect.width)
         small = footnotes(blocks, styles.body)
-        for index in [i for i in order if i not in small] + [i for i in order if i in small]:
+        read = [i for i in order if i not in small] + [i for i in order if i in small]
+        for position, index in enumerate(read):
             block = blocks[index]
+            for level, title in anchors.get((number, index), ()):
+                if not _opens_with(title, [blocks[i] for i in read[position:position + 2]]):
+                    out.append(f"{'#' * min(level + 1, 6)} {title}")
+                    open_at = None
+                    if normalize_title(title) in ("abstract", "summary"):
+                        front_matter = False
             if block.table is not None:
                 out.append(block.table)
-                open_paragraph = False
+                open_at = None
                 continue
-            head, rest = _split_heading(block, styles)
+            if _CAPTION.match(block.lines[0].text):
+                out.append(join_lines([line.text for line in block.lines]))
+                continue  # a caption: its own paragraph; the text around it runs on past it
+            titled = titled or any(line.startswith("#") for line in out[-3:])
+            untitled = number == 0 and front_matter and not titled
+            if untitled and len(block.lines) <= HEADING_LINES and \
+                    is_caps(" ".join(line.text for line in block.lines)):
+                head, rest = block.lines, []  # a title in capitals, in the body's font
+            else:
+                head, rest = split_heading(block, styles)
             if head:
                 text = join_lines([line.text for line in head])
                 level = styles.level(text, max(line.size for line in head), number == 0)
+                if untitled and level is not None and level > 1 and is_caps(text) and \
+                        len(text) >= 15 and normalize_title(text) not in ("abstract",):
+                    level = 1
+                outlined = styles.outlined(text) is not None
+                if level is not None and not outlined and level > 1 and \
+                        not sequence.accepts(text):
+                    level = None  # ``7 ATLAS and CMS``: a figure's label, out of sequence
+                if level is not None and number == 0 and level > 1 and not outlined and \
+                        is_author_block(Block(head, block.bbox)):
+                    level = None
                 key = normalize_title(text)
-                if level is not None and (key == "abstract" or key in styles.outline
-                                          or _NUMBERED.match(text)):
+                if level is not None and (key in ("abstract", "summary", "introduction")
+                                          or numbering(text) is not None):
                     front_matter = False
-                if level is None or (front_matter and level > 1):
+                if level is None or (front_matter and level > 1 and not outlined):
                     rest = head + rest
                 elif level == 1 and out and out[-1].startswith("# "):
                     out[-1] = f"{out[-1]} {text}"  # a title set over two lines
+                    open_at = None
                 else:
                     out.append(f"{'#' * level} {text}")
-                    open_paragraph = False
+                    sequence.saw(text)
+                    open_at = None
+            if rest and number == 0 and (is_contact(Block(rest, block.bbox))
+                                         or is_affiliation(Block(rest, block.bbox))):
+                continue  # authors' addresses in a corner of the first page
+            if rest and front_matter and is_author_block(Block(rest, block.bbox)):
+                continue  # names and affiliations under the title: not the body
+            if rest and len(rest) == 1 and normalize_title(rest[0].text) in ("abstract",
+                                                                             "summary"):
+                out.append("## Abstract")
+                front_matter = False
+                open_at = None
+                continue
             paragraphs = _paragraphs(rest) if rest else []
-            if paragraphs and open_paragraph and paragraphs[0][:1].islower():
-                out[-1] = join_lines([out[-1], paragraphs.pop(0)])
+            if paragraphs and open_at is not None and (paragraphs[0][:1].islower()
+                                                       or _DANGLING.search(out[open_at])):
+                out[open_at] = join_lines([out[open_at], paragraphs.pop(0)])
+                if not paragraphs:
+                    if _SENTENCE_END.search(out[open_at]):
+                        open_at = None
+                    continue
             out.extend(paragraphs)
             if paragraphs:
-                open_paragraph = not paragraphs[-1].startswith("- ") and \
-                    not _SENTENCE_END.search(paragraphs[-1])
+                last = paragraphs[-1]
+                open_at = len(out) - 1 if not last.startswith("- ") and \
+                    not _SENTENCE_END.search(last) else None
     return "\n\n".join(out) + "\n"
 
 

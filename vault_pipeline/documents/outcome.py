@@ -40,6 +40,7 @@ class Converted:
     n_pages: int | None = None
     hidden_chars: int = 0
     notes: tuple[str, ...] = ()
+    clues: str | None = None  # what the first page says the paper is (identify.py), as JSON
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class Conversion:
     hidden_chars: int = 0
     notes: str | None = None
     duration_ms: int = 0
+    identifiers: str | None = None  # the converted file's clues (identify.py), as JSON
 
     @classmethod
     def failure(cls, status: str, error: str, duration_ms: int = 0) -> Conversion:

@@ -23,6 +23,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from vault_pipeline.documents.identify import content_clues
 from vault_pipeline.documents.invisible import drop_hidden_text
 from vault_pipeline.documents.outcome import (
     CORRUPT,
@@ -157,6 +158,7 @@ def convert_pdf(data: bytes, limits: PdfLimits,
             notes.append(f"dropped hidden text: {hidden.white} white, {hidden.tiny} tiny, "
                          f"{hidden.invisible} invisible characters")
         markdown = render(doc)
+        clues = content_clues(doc).to_json()
         pages = doc.page_count
         repaired = doc.is_repaired
     except (RuntimeError, ValueError) as exc:
@@ -169,7 +171,7 @@ def convert_pdf(data: bytes, limits: PdfLimits,
         raise ConversionError(EMPTY, f"no extractable text on {pages} page(s) "
                                      "(a scan without a text layer? OCR is off)")
     return Converted(markdown=markdown, n_pages=pages, hidden_chars=hidden.total,
-                     notes=tuple(notes))
+                     notes=tuple(notes), clues=clues)
 
 
 def pdf_to_markdown(data: bytes, limits: PdfLimits = PdfLimits(),

@@ -44,6 +44,7 @@ from vault_pipeline.index.layout import (
 )
 from vault_pipeline.papers.versions import text_before, text_dates
 from vault_pipeline.pipeline.progress import Progress, no_progress
+from vault_pipeline.pipeline.settings import CUTOFF
 from vault_pipeline.schemas import SPLITS, VIEWS_INDEX
 from vault_pipeline.splits.build import VAULT
 from vault_pipeline.splits.contamination import evaluation_papers
@@ -139,16 +140,17 @@ def archives_expr(column: str) -> pl.Expr:
         maintain_order=True)
 
 
-def vault_rows(paths: VaultPaths, exclude_evaluation: bool = True
-               ) -> tuple[pl.DataFrame, CleanViews, date]:
+def vault_rows(paths: VaultPaths, exclude_evaluation: bool = True,
+               cutoff_if_empty: date = CUTOFF) -> tuple[pl.DataFrame, CleanViews, date]:
     """Every row the index should hold: usable views of papers the splits put in the vault,
     and, as a second guard, published before the cutoff and read from a version written
     before it (:func:`~vault_pipeline.papers.versions.text_before`); without the papers an
-    evaluation set uses, unless asked."""
+    evaluation set uses, unless asked. Empty `splits` (a vault of PDFs alone, or with no
+    paper yet) give no row, under ``cutoff_if_empty``: an empty index, not a failed run."""
     splits = paths.store.read_required(SPLITS.name, ("arxiv_id", "split", "cutoff"))
     if splits.is_empty():
-        raise VaultError("the splits table is empty: materialize splits first")
-    cutoff = splits["cutoff"][0]
+        log.warning("the splits table is empty (no paper metadata yet): the index is empty")
+    cutoff = splits["cutoff"][0] if splits.height else cutoff_if_empty
     vault_ids = splits.filter(pl.col("split") == VAULT).select("arxiv_id")
     used = sorted(evaluation_papers(paths)) if exclude_evaluation else []
     vault_ids = vault_ids.filter(~pl.col("arxiv_id").is_in(used))
@@ -271,7 +273,8 @@ def build_index(paths: VaultPaths, embedder: Embedder,
     moved metadata, delete what left, then refresh the full-text and ANN indexes;
     ``progress`` hears of each batch of views embedded."""
     settings = settings or IndexSettings()
-    rows, views, cutoff = vault_rows(paths, settings.exclude_evaluation)
+    rows, views, cutoff = vault_rows(paths, settings.exclude_evaluation,
+                                     settings.cutoff or CUTOFF)
     report = IndexReport(embedder=embedder.name, dimension=embedder.dimension, cutoff=cutoff)
     report.evaluation_excluded = (len(evaluation_papers(paths))
                                   if settings.exclude_evaluation else 0)

@@ -5,6 +5,7 @@ build (`lance_index.py`, which imports Polars and LanceDB) and the one-shot sear
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ class IndexSettings:
     ann_partitions: int | None = None  # default: sqrt(rows)
     ann_nprobes: int = 80
     exclude_evaluation: bool = True  # papers an evaluation set uses are not retrievable
+    cutoff: date | None = None  # the split's, reported while `splits` is still empty
 
 
 def index_dir(paths: VaultPaths) -> Path:

@@ -43,6 +43,10 @@ def no_post_cutoff_rows(paths: VaultPaths, table=None) -> Outcome:
     table = table if table is not None else open_index(paths)
     index = _index_frame(table)
     splits = paths.store.read_required(SPLITS.name, ("arxiv_id", "split", "cutoff"))
+    if splits.is_empty():  # no paper metadata yet: nothing can be indexed
+        return Outcome(index.height == 0, f"{index.height} rows indexed with no split",
+                       {"rows": index.height, "cutoff": None, "post_cutoff_rows": 0,
+                        "rows_outside_vault": index.height, "examples": []})
     cutoff = splits["cutoff"][0]
     papers = paths.store.read_required("papers", ("arxiv_id", "published", "updated"))
     joined = text_dates(index, papers).join(

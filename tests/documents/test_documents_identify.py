@@ -1,0 +1,144 @@
+"""Identification by content: a PDF whose name says nothing is found by its arXiv stamp, a
+DOI the vault knows, or its title (and first author), and the row says how."""
+
+from __future__ import annotations
+
+import shutil
+
+import polars as pl
+import pymupdf
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.conftest import SAMPLE
+from vault_pipeline.documents.build import DocumentsConfig, build_documents
+from vault_pipeline.documents.identify import (
+    BY_DOI,
+    BY_STAMP,
+    BY_SUBMISSION,
+    BY_TITLE,
+    Catalog,
+    Clues,
+    content_clues,
+    title_key,
+    title_key_expr,
+)
+from vault_pipeline.documents.workers import PoolSettings
+from vault_pipeline.papers.build import build_papers
+from vault_pipeline.raw.zone import RawZone
+from vault_pipeline.schemas import DOCUMENTS
+from vault_pipeline.store.paths import VaultPaths
+
+TITLE = "Calculation of prompt diphoton production cross sections at Tevatron and LHC energies"
+TITLE_LINES = (("Calculation of prompt diphoton production", 16.0),
+               ("cross sections at Tevatron and LHC energies", 16.0))
+CATALOG = Catalog.build(
+    [("0704.0001", "10.1103/PhysRevD.76.013009", TITLE, ["C. Balázs", "E. L. Berger"]),
+     ("0704.0002", None, "Sparsity-certifying Graph Decompositions", None)],
+    [("forum123", "A Submission Title That Is Long Enough", ["Ada Lovelace"])])
+
+
+def _pdf(*lines: tuple[str, float]) -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 80.0
+    for text, size in lines:
+        page.insert_text((72, y), text, fontsize=size)
+        y += size * 1.6
+    return doc.tobytes()
+
+
+def test_each_clue_identifies_with_its_method() -> None:
+    assert CATALOG.identify(Clues(arxiv="0704.0003v2")).method == BY_STAMP
+    stamp = CATALOG.identify(Clues(arxiv="hep-th/9901001v1"))
+    assert (stamp.arxiv_id, stamp.version) == ("hep-th/9901001", 1)
+    doi = CATALOG.identify(Clues(doi="10.1103/physrevd.76.013009"))
+    assert (doi.arxiv_id, doi.method) == ("0704.0001", BY_DOI)
+    title = CATALOG.identify(Clues(title=TITLE.upper(), text="C. Balázs and others"))
+    assert (title.arxiv_id, title.method) == ("0704.0001", BY_TITLE)
+    no_authors = CATALOG.identify(Clues(title="Sparsity-certifying graph decompositions"))
+    assert no_authors.arxiv_id == "0704.0002"
+    forum = CATALOG.identify(Clues(title="A submission title that is long enough",
+                                   text="Ada Lovelace, somewhere"))
+    assert (forum.forum_id, forum.method) == ("forum123", BY_SUBMISSION)
+
+
+def test_nothing_matches_without_a_clue_the_vault_knows() -> None:
+    assert CATALOG.identify(Clues()) is None
+    assert CATALOG.identify(Clues(doi="10.9999/unknown")) is None
+    assert CATALOG.identify(Clues(title=TITLE, text="Someone Else")) is None  # not its author
+    assert CATALOG.identify(Clues(title="Introduction")) is None  # too short to tell
+
+
+def test_clues_are_read_from_the_first_page() -> None:
+    with pymupdf.open(stream=_pdf(*TITLE_LINES, ("C. Balázs, E. L. Berger", 11.0),
+                                  ("arXiv:0704.0001v2 [hep-ph] 2 Apr 2007", 9.0),
+                                  ("doi:10.1103/PhysRevD.76.013009.", 9.0))) as doc:
+        clues = content_clues(doc)
+    assert clues.arxiv == "0704.0001v2" and clues.doi == "10.1103/physrevd.76.013009"
+    assert title_key(clues.title or "") == title_key(TITLE)
+    assert Clues.from_json(clues.to_json()) == Clues(clues.arxiv, clues.doi, clues.title,
+                                                      clues.text[:2000])
+
+
+@given(st.text(max_size=200))
+def test_clues_survive_storage(text: str) -> None:
+    clues = Clues(title=text or None, text=text)
+    assert Clues.from_json(clues.to_json()).title == clues.title
+
+
+def _vault(paths: VaultPaths, files: dict[str, bytes], metadata: bool) -> VaultPaths:
+    incoming = paths.home.parent / "incoming"
+    incoming.mkdir()
+    if metadata:
+        shutil.copy(SAMPLE / "arxiv-metadata-oai-snapshot.sample.jsonl", incoming)
+    for name, data in files.items():
+        (incoming / name).write_bytes(data)
+    RawZone(paths).import_paths([incoming])
+    build_papers(paths)
+    return paths
+
+
+def test_a_pdf_named_for_nothing_is_identified_by_its_title(vault_paths: VaultPaths) -> None:
+    body = [(f"Line {i} of the body text of this paper goes here.", 10.0) for i in range(8)]
+    paths = _vault(vault_paths, {
+        "scan-0042.pdf": _pdf(*TITLE_LINES, ("C. Balázs, E. L. Berger", 11.0), *body),
+        "mystery.pdf": _pdf(("An Unknown Paper About Nothing", 16.0), *body),
+    }, metadata=True)
+    build_documents(paths, DocumentsConfig(pool=PoolSettings(workers=1, timeout_s=60)))
+    docs = pl.read_parquet(paths.table(DOCUMENTS.name))
+    found = docs.filter(pl.col("arxiv_id") == "0704.0001").row(0, named=True)
+    assert (found["status"], found["source"], found["identified_by"]) == ("ok", "pdf", "title")
+    assert found["input_name"] == "scan-0042.pdf"
+    unknown = docs.filter(pl.col("arxiv_id").is_null()).row(0, named=True)
+    assert unknown["status"] == "unidentified" and unknown["identified_by"] is None
+    assert "no arXiv stamp, known DOI or known title" in unknown["error"]
+    others = docs.filter(pl.col("arxiv_id") == "0704.0002")["identified_by"].to_list()
+    assert others == ["metadata"]
+
+
+def test_a_vault_of_pdfs_alone_builds_documents(vault_paths: VaultPaths) -> None:
+    stamped = _pdf(("A Paper With A Stamp", 16.0), ("arXiv:2101.00001v3 [cs.CL] 1 Jan 2021",
+                                                     9.0), ("Some body text here.", 10.0))
+    paths = _vault(vault_paths, {"a.pdf": stamped}, metadata=False)
+    build_documents(paths, DocumentsConfig(pool=PoolSettings(workers=1, timeout_s=60)))
+    row = pl.read_parquet(paths.table(DOCUMENTS.name)).row(0, named=True)
+    assert (row["arxiv_id"], row["version"], row["identified_by"]) == ("2101.00001", 3,
+                                                                       "arxiv_stamp")
+    assert row["status"] == "ok"
+
+
+def test_the_index_of_an_empty_split_is_empty(vault_paths: VaultPaths) -> None:
+    from vault_pipeline.index.lance_index import vault_rows
+    from vault_pipeline.schemas import PAPERS, SPLITS, VIEWS
+
+    for schema in (SPLITS, PAPERS, VIEWS):
+        vault_paths.store.write(schema, pl.from_arrow(schema.empty()))
+    rows, _views, cutoff = vault_rows(vault_paths)
+    assert rows.is_empty() and cutoff.year >= 2000
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x24F), max_size=60))
+def test_the_table_filter_keys_titles_as_the_matcher_does(text: str) -> None:
+    frame = pl.DataFrame({"t": [text]}, schema={"t": pl.String})
+    assert frame.select(title_key_expr("t")).item() == title_key(text)

@@ -1,0 +1,134 @@
+"""Page furniture of a PDF, found before any structure is read: running headers and footers
+(the same text, digits aside, at the same height on several pages), page numbers, margin
+stamps (arXiv's rotated ``arXiv:1707.04066v1 [astro-ph.EP] 13 Jul 2017``, wherever it is set
+and whatever it is glued to), journal banners and footers at a page's top or bottom edge
+(a web address, a DOI, a copyright, volume and pages), ``Downloaded from`` lines and dot
+leaders. Each rule works on the lines the fast path has already read, so it costs one pass.
+
+Written by hand: these are rules about scholarly page layout, which no library offers."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Protocol
+
+EDGE = 0.07  # of the page height: a line this close to the top or bottom is at the edge
+SAME_HEIGHT = 12.0  # points: a running header sits at the same height on every page
+MAX_FURNITURE_CHARS = 160
+MIN_PAGES = 3  # pages a running header or footer appears on (2 in a document of <= 4 pages)
+
+ARXIV_STAMP = re.compile(
+    r"\s*arXiv:\s?(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\s*"
+    r"(?:\[[\w.\-]+\]\s*)?(?:\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4})?\s*")
+_PAGE_NUMBER = re.compile(
+    r"^\s*(?:page\s+)?[-–—]?\s*(?:\d{1,4}|[ivxlc]{1,7})\s*[-–—]?\s*(?:(?:of|/)\s*\d{1,4})?\s*$",
+    re.IGNORECASE)
+_DOWNLOADED = re.compile(r"\bdownloaded\s+from\b|\baccessed\s+on\b.*\bhttps?://",
+                         re.IGNORECASE)
+_DOT_LEADER = re.compile(r"(?:\.\s?){6,}|(?:…\s?){3,}")
+# What a journal's banner or footer carries and running text at a page's edge does not.
+_BANNER = re.compile(
+    r"https?://|\bwww\.|\bdoi\s?:|\b10\.\d{4,9}/\S+|©|\(c\)\s*(?:19|20)\d\d|\bcopyright\b|"
+    r"\bissn\b|\bjournal homepage\b|\bvol(?:ume)?\.?\s*\d+|\bpp\.\s*\d+|\bno\.\s*\d+\s*[,(]|"
+    r"\b(?:19|20)\d\d\s*[,;]\s*\d+\s*\(\d+\)|\b\d+\s*\(\d+\)\s*[:,]\s*\d+|"
+    r"\ball rights reserved\b|\blicen[cs]e\b|\bpublished (?:online|by)\b|\breceived:?\s",
+    re.IGNORECASE)
+
+
+# The opening of a block that is a publisher's notice as a whole (ACM's first-page footer).
+_NOTICE = re.compile(
+    r"^\s*(?:permission to make digital or hard copies|acm reference format|ccs concepts|"
+    r"publication rights licensed|this work is licensed under|©\s*(?:19|20)\d\d|"
+    r"copyright\s*(?:©|\(c\))?\s*(?:19|20)\d\d|downloaded from)", re.IGNORECASE)
+
+
+def is_notice(first_line: str) -> bool:
+    """Whether a block opening with this line is a publisher's notice (dropped whole)."""
+    return bool(_NOTICE.match(first_line))
+
+
+class LineLike(Protocol):
+    text: str
+    bbox: tuple[float, float, float, float]
+    horizontal: bool
+
+
+def furniture_key(text: str) -> str:
+    """What stays the same of a running header from page to page: letters, digits as ``#``."""
+    return re.sub(r"\d+", "#", "".join(ch for ch in text.lower() if ch.isalnum() or ch == " ")
+                  ).replace(" ", "")
+
+
+def strip_stamps(text: str) -> str:
+    """``I. INTRODUCTION arXiv:0908.0001v1 [astro-ph.CO] 1 Aug 2009`` loses the stamp."""
+    if "arXiv:" not in text:
+        return text
+    return re.sub(r"\s{2,}", " ", ARXIV_STAMP.sub(" ", text)).strip()
+
+
+def is_noise(text: str) -> bool:
+    """A line that is furniture wherever it stands: a ``Downloaded from`` notice, a row of
+    dot leaders, a lone arXiv stamp."""
+    return bool(_DOWNLOADED.search(text) or _DOT_LEADER.search(text)) or \
+        (("arXiv:" in text) and not strip_stamps(text))
+
+
+def furniture(pages: Sequence[Sequence[LineLike]], heights: Sequence[float],
+              body: float = 0.0) -> list[set[int]]:
+    """Per page, the indices of its lines that are furniture (see the module docstring).
+    ``pages`` holds each page's lines, ``heights`` each page's height; ``body`` is the body
+    font size (a banner is never set larger than the body)."""
+    edge: list[dict[int, str]] = []  # page -> line index -> "top" / "bottom"
+    seen: dict[tuple[str, str], set[int]] = defaultdict(set)
+    where: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for number, (lines, height) in enumerate(zip(pages, heights, strict=True)):
+        zones: dict[int, str] = {}
+        for i, line in enumerate(lines):
+            _x0, y0, _x1, y1 = line.bbox
+            zone = "top" if y1 <= height * EDGE else "bottom" if y0 >= height * (1 - EDGE) \
+                else "mid"
+            zones[i] = zone
+            if len(line.text) <= MAX_FURNITURE_CHARS:
+                key = (furniture_key(line.text), zone)
+                if key[0]:
+                    seen[key].add(number)
+                    where[key].append(y0)
+        edge.append(zones)
+    min_pages = MIN_PAGES if len(pages) > 4 else 2
+    out: list[set[int]] = []
+    for number, lines in enumerate(pages):
+        drop = set()
+        for i, line in enumerate(lines):
+            zone = edge[number][i]
+            key = (furniture_key(line.text), zone)
+            repeated = len(line.text) <= MAX_FURNITURE_CHARS and bool(key[0]) and \
+                len(seen[key]) >= min_pages and (zone != "mid" or _same_height(where[key]))
+            at_edge = zone != "mid" and bool(_PAGE_NUMBER.match(line.text) or (
+                _BANNER.search(line.text) and (not body or _size(line) <= body + 0.6)))
+            margin = not line.horizontal and zone == "mid" and _is_margin(line, lines)
+            if is_noise(line.text) or repeated or at_edge or margin:
+                drop.add(i)
+        out.append(drop)
+    return out
+
+
+def _size(line: LineLike) -> float:
+    return float(getattr(line, "size", 0.0))
+
+
+def _same_height(ys: list[float]) -> bool:
+    """A repeated line in the middle of pages is furniture only at one height throughout
+    (a sidebar banner), not a phrase the text repeats."""
+    return max(ys) - min(ys) <= SAME_HEIGHT
+
+
+def _is_margin(line: LineLike, lines: Sequence[LineLike]) -> bool:
+    """Whether a line lies left or right of every horizontal line of its page."""
+    horizontal = [ln.bbox for ln in lines if ln.horizontal]
+    if not horizontal:
+        return False
+    left = min(b[0] for b in horizontal)
+    right = max(b[2] for b in horizontal)
+    return line.bbox[2] <= left + 2 or line.bbox[0] >= right - 2

@@ -1,0 +1,166 @@
+"""Which paper a PDF is, read from its content when its name and origin say nothing: the
+arXiv stamp in its margin, a DOI on its first page, or its title (and first author) as the
+vault's `papers` or OpenReview `submissions` know them. The clues are read in the worker
+that converts the file (``content_clues``, from the open document: the main process never
+parses a PDF), kept with the attempt, and matched here against the vault's metadata.
+
+Written by hand: matching a title against a catalogue is a normalised-key lookup, and the
+stamp and DOI are two regular expressions; no library does this for a vault's own tables."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from vault_pipeline.ids import ArxivId, parse_arxiv_id
+
+# How a document's paper was found; ``None`` in `documents` when nothing matched.
+BY_ORIGIN, BY_NAME, BY_FORUM = "origin", "name", "forum"
+BY_STAMP, BY_DOI, BY_TITLE, BY_SUBMISSION = "arxiv_stamp", "doi", "title", "submission_title"
+_STAMP = re.compile(
+    r"arXiv:\s?((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)")
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
+MIN_TITLE_CHARS = 16  # a shorter normalised title ("introduction") identifies nothing
+TITLE_LINES = 4  # lines of the largest size on the first page that form its title
+
+
+def title_key(text: str) -> str:
+    """A title for matching: accents, case, spacing and punctuation aside."""
+    text = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def title_key_expr(column: str) -> pl.Expr:
+    """``title_key`` as a Polars expression, to filter a table by the keys wanted."""
+    return pl.col(column).str.normalize("NFKD").str.to_lowercase() \
+        .str.replace_all(r"[^\p{L}\p{N}]", "")
+
+
+def surname(author: str) -> str:
+    """The family name of ``Jane Q. Doe`` or ``Doe, Jane``, for matching."""
+    name = author.split(",")[0] if "," in author else (author.split() or [""])[-1]
+    return title_key(name)
+
+
+@dataclass(frozen=True)
+class Clues:
+    """What the first page says about the paper (any of them may be missing)."""
+
+    arxiv: str | None = None  # the stamp's id with its version, as printed
+    doi: str | None = None
+    title: str | None = None
+    text: str = ""  # the first page's text (for the first author), not stored
+
+    def to_json(self) -> str | None:
+        """The clues as stored with the attempt (the first page's start for the author)."""
+        data = {"arxiv": self.arxiv, "doi": self.doi, "title": self.title,
+                "head": self.text[:2000] or None}
+        return json.dumps({k: v for k, v in data.items() if v}) if any(data.values()) \
+            else None
+
+    @classmethod
+    def from_json(cls, text: str | None) -> Clues:
+        if not text:
+            return cls()
+        data = json.loads(text)
+        return cls(data.get("arxiv"), data.get("doi"), data.get("title"),
+                   data.get("head") or "")
+
+
+def clean_doi(doi: str) -> str:
+    return doi.rstrip(".,;)]}").lower()
+
+
+def content_clues(doc) -> Clues:
+    """The clues of an open PDF: the stamp and DOI from its first two pages' text, the
+    title from the largest lines of its first page (or its metadata title)."""
+    if not doc.page_count:
+        return Clues()
+    first = doc[0].get_text()
+    text = first + ("\n" + doc[1].get_text() if doc.page_count > 1 else "")
+    stamp = _STAMP.search(text)
+    doi = _DOI.search(text)
+    return Clues(arxiv=stamp.group(1) if stamp else None,
+                 doi=clean_doi(doi.group(1)) if doi else None,
+                 title=_largest_lines(doc[0]) or (doc.metadata or {}).get("title") or None,
+                 text=first)
+
+
+def _largest_lines(page) -> str | None:
+    sized: list[tuple[float, float, str]] = []
+    for block in page.get_text("dict")["blocks"]:
+        for line in block.get("lines", ()):
+            if abs(line["dir"][1]) > 0.1:
+                continue  # a rotated margin stamp
+            text = "".join(span["text"] for span in line["spans"]).strip()
+            if text and line["spans"]:
+                sized.append((max(s["size"] for s in line["spans"]), line["bbox"][1], text))
+    if not sized:
+        return None
+    top = max(size for size, _y, _t in sized)
+    lines = sorted((y, t) for size, y, t in sized if size >= top - 0.5)[:TITLE_LINES]
+    return " ".join(t for _y, t in lines) or None
+
+
+@dataclass(frozen=True)
+class Match:
+    arxiv_id: str | None
+    version: int | None
+    forum_id: str | None
+    method: str
+
+
+@dataclass
+class Catalog:
+    """The vault's papers and submissions by DOI and by title (see ``identify``)."""
+
+    by_doi: dict[str, str] = field(default_factory=dict)
+    by_title: dict[str, list[tuple[str, list[str]]]] = field(default_factory=dict)
+    forum_by_title: dict[str, list[tuple[str, list[str]]]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, papers: Iterable[tuple[str, str | None, str | None, list[str] | None]],
+              submissions: Iterable[tuple[str, str | None, list[str] | None]] = ()) -> Catalog:
+        """From (arxiv_id, doi, title, authors) and (forum_id, title, authors) rows."""
+        catalog = cls()
+        for arxiv_id, doi, title, authors in papers:
+            if doi:
+                catalog.by_doi[clean_doi(doi)] = arxiv_id
+            key = title_key(title or "")
+            if len(key) >= MIN_TITLE_CHARS:
+                catalog.by_title.setdefault(key, []).append((arxiv_id, list(authors or [])))
+        for forum_id, title, authors in submissions:
+            key = title_key(title or "")
+            if len(key) >= MIN_TITLE_CHARS:
+                catalog.forum_by_title.setdefault(key, []).append((forum_id, list(authors or [])))
+        return catalog
+
+    def identify(self, clues: Clues) -> Match | None:
+        """The paper the clues name, by the first that holds: the arXiv stamp, a DOI the
+        vault knows, the title of one known paper whose first author is on the page (or
+        that has no authors recorded), then the same against OpenReview submissions."""
+        if clues.arxiv:
+            try:
+                found: ArxivId = parse_arxiv_id(clues.arxiv)
+                return Match(found.id, found.version, None, BY_STAMP)
+            except ValueError:
+                pass
+        if clues.doi and clues.doi in self.by_doi:
+            return Match(self.by_doi[clues.doi], None, None, BY_DOI)
+        key = title_key(clues.title or "")
+        if len(key) < MIN_TITLE_CHARS:
+            return None
+        page = title_key(clues.text)
+        for table, method in ((self.by_title, BY_TITLE), (self.forum_by_title, BY_SUBMISSION)):
+            hits = [ident for ident, authors in table.get(key, ())
+                    if not authors or surname(authors[0]) in page]
+            if len(hits) == 1:
+                if method == BY_TITLE:
+                    return Match(hits[0], None, None, method)
+                return Match(None, None, hits[0], method)
+        return None
