@@ -105,7 +105,7 @@ class Toolbox:
                 self._clusters = clusters_of(self.paths)
             return self._clusters  # type: ignore[return-value]
 
-    def table(self):
+    def index(self):
         with self._lock:
             if self._table is None:
                 from vault_pipeline.index.lance_index import open_index
@@ -114,7 +114,7 @@ class Toolbox:
             return self._table
 
     def embedder(self):
-        table = self.table()
+        table = self.index()
         with self._lock:
             if self._embedder is None:
                 from vault_pipeline.embeddings.embedders import EMBEDDED, load_query_embedder
@@ -190,7 +190,7 @@ class Toolbox:
     def _search_now(self, requests: list[SearchRequest]) -> list[list[dict]]:
         from vault_pipeline.index.layout import DISTANCE, IndexSettings
 
-        table = self.table()
+        table = self.index()
         vectors = self._embed([r.text for r in requests])
         groups: dict[str, list[int]] = {}
         for i, request in enumerate(requests):
@@ -231,7 +231,7 @@ class Toolbox:
     # -- per-paper reads ---------------------------------------------------------------
     def views(self, arxiv_id: str) -> dict[str, str]:
         quoted = arxiv_id.replace("'", "''")
-        rows = (self.table().search().where(f"arxiv_id = '{quoted}'").select(["view", "text"])
+        rows = (self.index().search().where(f"arxiv_id = '{quoted}'").select(["view", "text"])
                 .limit(32).to_arrow().to_pylist())
         return {row["view"]: row["text"] for row in sorted(rows, key=lambda r: r["view"])}
 
@@ -335,6 +335,7 @@ class Session:
     session_id: str
     calls: list[CallRecord] = field(default_factory=list)
     _seq_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _fields: list[str] | None = field(default=None, repr=False)
 
     # -- the five tools, as Python functions ------------------------------------------
     def search_prior_art(self, problem_setting: str, challenge: str, k: int = 10) -> dict:
@@ -422,14 +423,15 @@ class Session:
         return SearchRequest(args.challenge, clause, args.k + 8)
 
     def _target_fields(self) -> list[str]:
-        if self.world.target is None:
-            return []
-        papers = self.toolbox.paths.store.scan_optional("papers")
-        if papers is None:
-            return []
-        found = (papers.filter(pl.col("arxiv_id") == self.world.target)
-                 .select("categories").collect())
-        return list(found["categories"].to_list()[0] or []) if found.height else []
+        """The target's categories (read once): the fields a mechanism search leaves out."""
+        if self._fields is None:
+            papers = self.toolbox.paths.store.scan_optional("papers")
+            found = (papers.filter(pl.col("arxiv_id") == self.world.target)
+                     .select("categories").collect()
+                     if papers is not None and self.world.target is not None else None)
+            self._fields = (list(found["categories"].to_list()[0] or [])
+                            if found is not None and found.height else [])
+        return self._fields
 
     def _answer(self, args: specs._Args) -> dict:
         if isinstance(args, specs.GetPaper):
