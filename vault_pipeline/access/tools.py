@@ -125,8 +125,8 @@ class Toolbox:
             return self._embedder
 
     def warm(self) -> None:
-        """Load everything a first call would (catalog, index, model)."""
-        _ = self.catalog
+        """Load everything a first call would (catalog and its titles, index, model)."""
+        self.catalog.similar_titles("warm up")
         self.embedder().embed(["warm up"])
 
     def world(self, as_of: str | date | None = None, target: str | None = None,

@@ -18,6 +18,7 @@ set per session: a session costs its hidden ids, whatever the vault's size."""
 from __future__ import annotations
 
 import difflib
+import threading
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
@@ -41,7 +42,6 @@ CLUSTERS = "duplicate_clusters"
 CATALOG_COLUMNS = ("arxiv_id", "version", "version_created", "published", "title", "abstract",
                    "authors", "primary_category", "categories", "doi", "license",
                    "evaluation_paper")
-_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789 "  # what `title_key` leaves
 _EPOCH = date(1970, 1, 1)
 
 
@@ -121,8 +121,9 @@ class Catalog:
         # a paper with no known day for its held version is never seen (no day is after int max)
         self._days = created.fill_null(np.iinfo(np.int32).max).to_numpy()
         self._hidden_always = self.frame["evaluation_paper"].fill_null(True).to_numpy()
-        self._keys: pl.Series | None = None
-        self._counts: np.ndarray | None = None
+        self._keys: list[str] | None = None
+        self._index: pl.DataFrame | None = None
+        self._lock = threading.Lock()
 
     @classmethod
     def of(cls, paths: VaultPaths, exclude_evaluation: bool = True) -> Catalog:
@@ -145,48 +146,39 @@ class Catalog:
         return bool(self._days[position] < before_day and not self._hidden_always[position])
 
     def similar_titles(self, title: str, ratio: float = TITLE_RATIO) -> list[str]:
-        """Ids whose normalised title reaches ``ratio`` against ``title``: a character-count
-        bound (`difflib`'s `quick_ratio`, vectorised) keeps the full ratio to a few rows."""
+        """Ids whose normalised title reaches ``ratio`` (`difflib`) against ``title``. The
+        full ratio is computed for the titles that share at least half of its words and whose
+        lengths allow the ratio (a title 80% alike by characters keeps most of its words);
+        one join over the catalog's words finds them."""
         key = pl.DataFrame({"t": [title]}).select(title_key("t")).item() or ""
-        if not key or not len(self):
+        words = sorted(set(key.split()))
+        if not words or not len(self):
             return []
-        keys, counts = self._title_counts()
-        mine = _char_counts([key])[0]
-        lengths = counts.sum(axis=1)
-        bound = 2 * np.minimum(counts, mine).sum(axis=1) / np.maximum(lengths + len(key), 1)
+        keys, index = self._title_words()
+        need = max(1, len(words) // 2)
+        shared = (index.filter(pl.col("word").is_in(words)).group_by("row").len()
+                  .filter(pl.col("len") >= need)["row"].to_list())
         found = []
         matcher = difflib.SequenceMatcher(autojunk=False)
         matcher.set_seq2(key)
-        for i in np.flatnonzero(bound >= ratio):
-            other = keys[int(i)]
-            if not other:
+        for row in shared:
+            other = keys[row]
+            if 2 * min(len(other), len(key)) < ratio * (len(other) + len(key)):
                 continue
             matcher.set_seq1(other)
             if matcher.ratio() >= ratio:
-                found.append(self._ids[int(i)])
+                found.append(str(self._ids[row]))
         return found
 
-    def _title_counts(self) -> tuple[list[str], np.ndarray]:
-        if self._counts is None:
-            keys = self.frame.select(title_key("title").fill_null("")).to_series().to_list()
-            self._keys = keys  # type: ignore[assignment]
-            self._counts = _char_counts(keys)
-        return self._keys, self._counts  # type: ignore[return-value]
-
-
-def _char_counts(keys: list[str]) -> np.ndarray:
-    """Counts of each character of the title alphabet, one row per key (uint16)."""
-    table = np.zeros(256, dtype=np.int64) - 1
-    for i, ch in enumerate(_ALPHABET):
-        table[ord(ch)] = i
-    out = np.zeros((len(keys), len(_ALPHABET)), dtype=np.uint16)
-    for row, key in enumerate(keys):
-        codes = np.frombuffer(key.encode("ascii", "ignore"), dtype=np.uint8)
-        cols = table[codes]
-        cols = cols[cols >= 0]
-        if cols.size:
-            out[row] = np.bincount(cols, minlength=len(_ALPHABET))
-    return out
+    def _title_words(self) -> tuple[list[str], pl.DataFrame]:
+        with self._lock:  # built once, by the first session with a target
+            if self._index is None:
+                keys = self.frame.select(title_key("title").fill_null("").alias("key"))
+                self._keys = keys["key"].to_list()
+                self._index = (keys.with_row_index("row").select(
+                    pl.col("row").cast(pl.Int64), pl.col("key").str.split(" ").alias("word"))
+                    .explode("word").filter(pl.col("word") != "").unique())
+        return self._keys, self._index  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
