@@ -6,6 +6,8 @@ citation reward can hold a generation to (`seen_ids`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -13,8 +15,24 @@ import polars as pl
 from vault_pipeline.schemas import TOOL_CALLS
 
 if TYPE_CHECKING:
-    from vault_pipeline.access.tools import CallRecord
     from vault_pipeline.store.tables import TableStore
+
+
+@dataclass
+class CallRecord:
+    """One call of a session as the trajectory log keeps it."""
+
+    session_id: str
+    seq: int
+    tool: str
+    arguments: str
+    answer: str
+    paper_ids: list[str]
+    error: str | None
+    started_at: datetime
+    ms: float
+    as_of: date
+    target: str | None
 
 
 def frame(calls: Iterable[CallRecord]) -> pl.DataFrame:

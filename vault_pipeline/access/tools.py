@@ -27,6 +27,7 @@ import numpy as np
 import polars as pl
 
 from vault_pipeline.access import specs
+from vault_pipeline.access.log import CallRecord, frame
 from vault_pipeline.access.world import Catalog, World, canonical_id, clusters_of, make_world
 from vault_pipeline.access.world import target_title as target_title_of
 from vault_pipeline.errors import VaultError
@@ -63,9 +64,19 @@ def not_found(raw: str) -> ToolError:
 
 @dataclass(frozen=True)
 class SearchRequest:
+    """One search: its text, the prefilter it shares with others of the same cutoff, the
+    rows it wants, and the ids its session may not see (taken out of its rows)."""
+
     text: str
     where: str
     depth: int
+    hidden: frozenset[str] = frozenset()
+
+    @property
+    def fetch(self) -> int:
+        """Rows to ask for so that ``depth`` remain once hidden papers' rows (five views
+        at most each) are taken out."""
+        return self.depth + 5 * len(self.hidden)
 
 
 class Toolbox:
@@ -198,7 +209,7 @@ class Toolbox:
         out: list[list[dict]] = [[] for _ in requests]
         nprobes = IndexSettings().ann_nprobes
         for where, members in groups.items():
-            depth = max(requests[i].depth for i in members)
+            depth = max(requests[i].fetch for i in members)
             query = vectors[members] if len(members) > 1 else vectors[members[0]]
             rows = (table.search(query, query_type="vector").distance_type(DISTANCE)
                     .nprobes(nprobes).where(where, prefilter=True).select(SEARCH_COLUMNS)
@@ -206,7 +217,8 @@ class Toolbox:
             for row in rows:
                 slot = members[row.pop("query_index", 0)]
                 row["score"] = round(1.0 - float(row.pop("_distance")), 6)
-                if len(out[slot]) < requests[slot].depth:
+                if (len(out[slot]) < requests[slot].depth
+                        and row["arxiv_id"] not in requests[slot].hidden):
                     out[slot].append(row)
         return out
 
@@ -310,23 +322,6 @@ def sections(text: str) -> list[tuple[str, str]]:
 
 
 @dataclass
-class CallRecord:
-    """One call of a session as the trajectory log keeps it."""
-
-    session_id: str
-    seq: int
-    tool: str
-    arguments: str
-    answer: str
-    paper_ids: list[str]
-    error: str | None
-    started_at: datetime
-    ms: float
-    as_of: date
-    target: str | None
-
-
-@dataclass
 class Session:
     """One agent's view of the vault: its world, and the log of its calls."""
 
@@ -404,12 +399,12 @@ class Session:
     def _search_request(self, args: specs._Args) -> SearchRequest:
         from vault_pipeline.index.search import _field_clause
 
-        where = self.world.where()
+        where, hidden = self.world.where(hidden=False), self.world.hidden
         if isinstance(args, specs.SearchPriorArt):
             views = ", ".join(f"'{v}'" for v in PRIOR_ART_VIEWS)
             return SearchRequest(f"{args.problem_setting}\n{args.challenge}",
                                  f"{where} AND view IN ({views})",
-                                 args.k * len(PRIOR_ART_VIEWS) + 8)
+                                 args.k * len(PRIOR_ART_VIEWS) + 8, hidden)
         assert isinstance(args, specs.SearchMechanisms)
         fields = args.exclude_fields
         if fields is None:
@@ -420,7 +415,7 @@ class Session:
                 clause += " AND " + _field_clause(",".join(fields), negate=True)
             except VaultError as exc:
                 raise ToolError("bad_arguments", f"search_mechanisms: {exc}") from None
-        return SearchRequest(args.challenge, clause, args.k + 8)
+        return SearchRequest(args.challenge, clause, args.k + 8, hidden)
 
     def _target_fields(self) -> list[str]:
         """The target's categories (read once): the fields a mechanism search leaves out."""
@@ -499,8 +494,6 @@ class Session:
                 self.world.target))
 
     def log_frame(self) -> pl.DataFrame:
-        from vault_pipeline.access.log import frame
-
         return frame(self.calls)
 
 

@@ -216,10 +216,12 @@ class World:
         return World(self.catalog, min(self.as_of, other.as_of), self.target or other.target,
                      self.hidden | other.hidden)
 
-    def where(self) -> str:
-        """The same rule as a LanceDB predicate over the index's columns."""
+    def where(self, hidden: bool = True) -> str:
+        """The same rule as a LanceDB predicate over the index's columns; without the
+        hidden ids when ``hidden`` is false (a batch filters them from its rows, so that
+        sessions of one cutoff share one prefilter)."""
         clause = f"version_created < date '{self.as_of.isoformat()}'"
-        if self.hidden:
+        if self.hidden and hidden:
             quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in sorted(self.hidden))
             clause += f" AND arxiv_id NOT IN ({quoted})"
         return clause
