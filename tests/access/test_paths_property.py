@@ -4,6 +4,7 @@ and titles - and an id outside it reads exactly as an unknown one."""
 
 from __future__ import annotations
 
+import json
 from datetime import date
 
 import pytest
@@ -14,7 +15,9 @@ from starlette.testclient import TestClient
 from testing.splits_vault import CUTOFF, view_text
 from tests.access.world_vault import ALL, paper_dates
 from vault_pipeline.access.api import Vault
+from vault_pipeline.access.export_world import session_vault
 from vault_pipeline.access.serve import create_app
+from vault_pipeline.datasets.export import _vault_tables
 from vault_pipeline.evalsets.citation_windows import title_ratio
 
 IDS = [p.arxiv_id for p in ALL]
@@ -26,7 +29,7 @@ RAW_IDS = st.one_of(st.sampled_from(IDS), st.sampled_from(IDS).map(lambda i: f"{
 DAYS = st.dates(min_value=date(2023, 6, 1), max_value=date(2027, 1, 1))
 TARGETS = st.one_of(st.none(), st.sampled_from(IDS))
 PATHS = ["get_paper", "read_paper", "citations", "cited_by", "prior_art", "mechanisms",
-         "api_papers", "api_views", "api_search", "http_paper", "http_search"]
+         "api_papers", "api_views", "api_search", "http_paper", "http_search", "export"]
 QUERIES = st.sampled_from([view_text(p, v) for p in ALL for v in ("challenge",
                                                                   "problem_setting")])
 
@@ -49,17 +52,23 @@ def canonical(raw: str) -> str | None:
 
 
 @pytest.fixture(scope="module")
-def faces(world_paths):
+def faces(world_paths, tmp_path_factory):
     vault = Vault(world_paths.home)
+    export = tmp_path_factory.mktemp("export")  # the retrievable vault of an export
+    papers, views = _vault_tables(world_paths, world_paths.store.read_required("splits"), set())
+    (export / "vault").mkdir()
+    papers.write_parquet(export / "vault" / "papers.parquet")
+    views.write_parquet(export / "vault" / "views.parquet")
+    (export / "manifest.json").write_text(json.dumps({"cutoff": CUTOFF.isoformat()}))
     with TestClient(create_app(world_paths.home, warm=False)) as client:
-        yield vault, client
+        yield vault, client, export
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(raw=RAW_IDS, as_of=DAYS, target=TARGETS, path=st.sampled_from(PATHS), query=QUERIES)
 def test_no_path_leaves_the_world(faces, raw, as_of, target, path, query) -> None:
-    vault, client = faces
+    vault, client, export = faces
     world = expected_world(as_of, target)
     inside = canonical(raw) in world
     session = vault.toolbox.session(as_of, target)
@@ -95,6 +104,10 @@ def test_no_path_leaves_the_world(faces, raw, as_of, target, path, query) -> Non
     elif path == "api_search":
         hits = vault.at(as_of, target).search(query, k=30, mode="vector")
         assert set(hits["arxiv_id"]) <= world
+    elif path == "export":
+        title = TITLES.get(target) if target else None
+        papers, views = session_vault(export, as_of, target, title)
+        assert set(papers["arxiv_id"]) == world and set(views["arxiv_id"]) <= world
     elif path == "http_paper":
         if canonical(raw) is None or "/" in raw:
             return

@@ -131,3 +131,14 @@ def test_pages_cut_at_paragraphs() -> None:
         text.replace("\n", "")
     assert pages("") == [""]
     assert sections("no heading") == [("(untitled)", "no heading")]
+
+
+def test_the_log_bounds_the_citation_reward(toolbox) -> None:
+    from vault_pipeline.datasets.rewards import citation_f1
+
+    session = toolbox.session("2026-01-01", TARGET, session_id="rollout-9")
+    seen = ids(session.search_prior_art(SETTING, CHALLENGE, k=2))
+    shown = log.seen_ids(session.log_frame(), "rollout-9")
+    cited = [*seen, "2403.00003"]  # one id the agent never retrieved
+    assert shown == set(seen)
+    assert citation_f1([c for c in cited if c in shown], seen) == 1.0
