@@ -7,7 +7,8 @@ import pytest
 
 from tests.access.world_vault import NEAR_DUPLICATE, REVISED, TARGET
 from vault_pipeline.access import log
-from vault_pipeline.access.tools import call_batch, pages, sections
+from vault_pipeline.access.fulltext import pages, sections
+from vault_pipeline.access.tools import call_batch
 
 SETTING = "Setting: expert routing. Inputs: tokens. Outputs: expert assignments."
 CHALLENGE = "expert routing drops tokens when load is uneven across experts"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import queue
-import re
 import threading
 import time
 import uuid
@@ -27,6 +26,7 @@ import numpy as np
 import polars as pl
 
 from vault_pipeline.access import specs
+from vault_pipeline.access.fulltext import pages, sections
 from vault_pipeline.access.log import CallRecord, frame
 from vault_pipeline.access.world import Catalog, World, canonical_id, clusters_of, make_world
 from vault_pipeline.access.world import target_title as target_title_of
@@ -35,13 +35,11 @@ from vault_pipeline.errors import VaultError
 if TYPE_CHECKING:
     from vault_pipeline.store.paths import VaultPaths
 
-PAGE_CHARS = 4_000  # a page of read_paper: about a thousand tokens
 SEARCH_COLUMNS = ["arxiv_id", "view", "text"]
 PRIOR_ART_VIEWS = ("problem_setting", "challenge")
 MAX_BATCH = 256  # calls in one batch
 STATUS = {"not_found": 404, "no_full_text": 404, "no_section": 404, "no_page": 404,
           "bad_arguments": 400, "batch_too_large": 413}
-_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 class ToolError(Exception):
@@ -290,35 +288,6 @@ class Toolbox:
         return (scan.filter((pl.col("arxiv_id") == arxiv_id) & (pl.col("status") == "ok")
                             & pl.col("text").is_not_null())
                 .select("arxiv_id", "version", "text").collect())
-
-
-def pages(text: str, size: int = PAGE_CHARS) -> list[str]:
-    """``text`` cut into pages of at most ``size`` characters, at a paragraph break where
-    one falls in the page's second half."""
-    out, start = [], 0
-    while start < len(text):
-        end = min(start + size, len(text))
-        if end < len(text):
-            cut = text.rfind("\n\n", start + size // 2, end)
-            end = cut if cut > start else end
-        out.append(text[start:end].strip("\n"))
-        start = end
-    return [p for p in out if p] or [""]
-
-
-def sections(text: str) -> list[tuple[str, str]]:
-    """(heading, text) of each Markdown section; text before the first heading is
-    `(untitled)`."""
-    marks = list(_HEADING.finditer(text))
-    out = []
-    if not marks or marks[0].start() > 0:
-        head = text[: marks[0].start()] if marks else text
-        if head.strip():
-            out.append(("(untitled)", head))
-    for i, mark in enumerate(marks):
-        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        out.append((mark.group(1), text[mark.start():end]))
-    return out
 
 
 @dataclass
