@@ -389,6 +389,9 @@ VIEWS_INDEX = TableSchema(
                "`proposal`.", False),
         Column("text", _str, "The view's text (full-text indexed).", False),
         Column("published", _date, "Date of v1; always before the cutoff.", False),
+        Column("version_created", _date, "Day the version the vault holds (the paper's last "
+               "before the cutoff) was created: a session cut at `as_of` sees the row only "
+               "when this is before it (null: unknown, never seen)."),
         Column("primary_category", _str, "Primary arXiv category."),
         Column("categories", pa.list_(_str), "arXiv categories, primary first."),
         Column("archives", pa.list_(_str), "Archives of the categories (`cs`, `math`, "
@@ -575,6 +578,8 @@ EXPORT_VAULT_PAPERS = TableSchema(
         *(c for c in PAPERS.columns if c.name in ("arxiv_id",)),
         Column("version", pa.int32(), "Version the vault holds (the last created before the "
                "cutoff); null if unknown."),
+        Column("version_created", _date, "Day that version was created: a session cut at "
+               "`as_of` sees the paper only when this is before it (null: never)."),
         Column("title", _str, "Title of that version; null for a paper revised after the "
                "cutoff whose earlier title no source gave (the later one is withheld)."),
         *(c for c in PAPERS.columns if c.name in ("published", "primary_category",
@@ -1035,6 +1040,27 @@ EVAL_RUN_METRICS = TableSchema(
     ),
 )
 
+TOOL_CALLS = TableSchema(
+    "tool_calls",
+    "The agent tools' trajectory log: one row per call of a session (`vault_pipeline.access`), "
+    "to join to rollouts by `session_id` and `seq`.",
+    (
+        Column("session_id", _str, "The session (a rollout's own id when it opened it).", False),
+        Column("seq", pa.int64(), "Order of the call within its session, from 0.", False),
+        Column("tool", _str, "Tool called (as given, an unknown name too).", False),
+        Column("arguments", _str, "Arguments as JSON, as given.", False),
+        Column("answer", _str, "The answer as JSON (an error answer too).", False),
+        Column("paper_ids", pa.list_(_str), "Paper ids the answer showed.", False),
+        Column("error", _str, "Error code of an error answer (`not_found`, `bad_arguments`...)."),
+        Column("started_at", _ts, "When the call (or its batch) started.", False),
+        Column("ms", pa.float64(), "Milliseconds until answered (a batch: the whole batch).",
+               False),
+        Column("as_of", _date, "The session's cutoff: it saw only versions created before it.",
+               False),
+        Column("target", _str, "The session's target paper, hidden with its near-duplicates."),
+    ),
+)
+
 ALL_TABLES: dict[str, TableSchema] = {
     t.name: t for t in (PAPERS, PAPER_VERSIONS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
                         SUBMISSIONS, REVIEWS, CITATIONS, CITATION_COUNTS, DOCUMENTS,
@@ -1045,7 +1071,8 @@ ALL_TABLES: dict[str, TableSchema] = {
                         EVAL_REVIEW_STRATIFIED, EVAL_REVIEW_ANCHORS, EVAL_CITATION_WINDOWS,
                         EVAL_EXCLUDED, EVAL_CARDS,
                         EVAL_SUMMARIES, EVAL_SUMMARY_FAILURES, EVAL_RUN_CALLS,
-                        EVAL_RUN_CALL_FAILURES, EVAL_RUN_PREDICTIONS, EVAL_RUN_METRICS)
+                        EVAL_RUN_CALL_FAILURES, EVAL_RUN_PREDICTIONS, EVAL_RUN_METRICS,
+                        TOOL_CALLS)
 }
 
 

@@ -307,3 +307,23 @@ def test_vault_program_prints_every_hit_before_its_quick_exit(built) -> None:
     nothing = subprocess.run([str(vault), "search", "zzzq", "--mode", "text", "--local",
                               "--home", str(paths.home)], capture_output=True, text=True)
     assert nothing.returncode == 0 and "no result" in nothing.stderr
+
+
+def test_scalar_indexes_cover_a_sessions_filter(tmp_path) -> None:
+    """The columns `access.world.World.where` and the field filters read are indexed once a
+    table is large (here called directly on a small one)."""
+    import lancedb
+    import pyarrow as pa
+
+    from vault_pipeline.index.lance_index import _scalar_indexes
+
+    table = lancedb.connect(str(tmp_path)).create_table("t", pa.table({
+        "arxiv_id": ["a", "b"], "view": ["challenge", "proposal"],
+        "published": pa.array([1, 2], pa.date32()), "version_created": pa.array([1, 2],
+                                                                                pa.date32()),
+        "archives": [["cs"], ["math"]], "categories": [["cs.LG"], ["math.OC"]]}))
+    _scalar_indexes(table, {})
+    names = {ix.name for ix in table.list_indices()}
+    assert names == {"published_btree", "arxiv_id_btree", "version_created_btree",
+                     "view_bitmap", "archives_labellist", "categories_labellist"}
+    _scalar_indexes(table, {name: None for name in names})  # present: nothing rebuilt

@@ -7,6 +7,7 @@ runs on ONNX Runtime (no torch import), with the weights the index was built wit
 
 from __future__ import annotations
 
+import copy
 import difflib
 import os
 from collections.abc import Iterable
@@ -19,6 +20,8 @@ from vault_pipeline.errors import VaultError
 from vault_pipeline.store.paths import VaultPaths
 
 if TYPE_CHECKING:
+    from vault_pipeline.access.tools import Toolbox
+    from vault_pipeline.access.world import World
     from vault_pipeline.embeddings.embedders import Embedder
 
 HIT_SCHEMA = {"rank": pl.Int64, "arxiv_id": pl.String, "view": pl.String,
@@ -37,15 +40,46 @@ def suggest(name: str, known: Iterable[str], what: str) -> str:
 
 class Vault:
     """An existing vault, opened for reading: ``Vault(home)``; ``home`` defaults to
-    ``$VAULT_HOME``, else ``./vault_home``."""
+    ``$VAULT_HOME``, else ``./vault_home``. With ``as_of`` (and ``target``), every read is a
+    session's: only papers whose held version predates ``as_of``, never the target or its
+    near-duplicates (`vault_pipeline.access.world`); whole tables and SQL are refused."""
 
-    def __init__(self, home: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, home: str | os.PathLike[str] | None = None, *,
+                 as_of: str | date | None = None, target: str | None = None) -> None:
         self.paths = VaultPaths.from_env(home).existing()
         self._index: Any = None
         self._embedder: Embedder | None = None
+        self._toolbox: Toolbox | None = None
+        self.world: World | None = None
+        if as_of is not None or target is not None:
+            self.world = self.toolbox.world(as_of, target)
 
     def __repr__(self) -> str:
-        return f"Vault({str(self.paths.home)!r})"
+        cut = f", as_of={self.world.as_of.isoformat()!r}" if self.world else ""
+        return f"Vault({str(self.paths.home)!r}{cut})"
+
+    @property
+    def toolbox(self) -> Toolbox:
+        """The agent tools' shared state over this vault (catalog, index, model)."""
+        if self._toolbox is None:
+            from vault_pipeline.access.tools import Toolbox
+
+            self._toolbox = Toolbox(self.paths)
+        return self._toolbox
+
+    def at(self, as_of: str | date | None = None, target: str | None = None) -> Vault:
+        """This vault as a session cut at ``as_of`` without ``target`` sees it, within this
+        one's own cutoff; it shares the loaded index and model."""
+        if as_of is None and target is None:
+            return self
+        other = copy.copy(self)
+        other.world = self.toolbox.world(as_of, target).narrowed(self.world)
+        return other
+
+    def _whole(self, what: str) -> None:
+        if self.world is not None:
+            raise VaultError(f"{what} reads whole tables, which a cutoff cannot bound: under "
+                             "as_of use papers(), views(), search() or the agent tools")
 
     def tables(self) -> list[str]:
         """The names of the tables written so far."""
@@ -53,6 +87,7 @@ class Vault:
 
     def table(self, name: str) -> pl.DataFrame:
         """One table, whole, as a Polars frame."""
+        self._whole("table()")
         frame = self.paths.store.read_optional(name)
         if frame is None:
             raise VaultError(suggest(name, self.tables(), "table"))
@@ -62,6 +97,7 @@ class Vault:
         """A read-only DuckDB query over every table (each a view by its name)."""
         from vault_pipeline.store.sql import query as run_query
 
+        self._whole("sql()")
         return run_query(self.paths, query).pl()
 
     def papers(self, ids: str | Iterable[str]) -> pl.DataFrame:
@@ -76,6 +112,8 @@ class Vault:
                 normalised.append(normalize_arxiv_id(raw))
             except ValueError:
                 raise VaultError(f"{raw!r} is not an arXiv id") from None
+        if self.world is not None:
+            return self._world_papers(wanted)
         order = pl.DataFrame({"arxiv_id": normalised, "_order": range(len(normalised))},
                              schema={"arxiv_id": pl.String, "_order": pl.Int64})
         papers = self.paths.store.scan_optional("papers")
@@ -88,6 +126,12 @@ class Vault:
         """The views of one paper (view, text), as the index and the datasets see them."""
         from vault_pipeline.ids import normalize_arxiv_id
 
+        if self.world is not None:
+            position = self.world.resolve(arxiv_id)
+            shown = ({} if position is None else
+                     self.toolbox.views(self.world.catalog.row(position)["arxiv_id"]))
+            return pl.DataFrame({"view": list(shown), "text": list(shown.values())},
+                                schema={"view": pl.String, "text": pl.String})
         views = self.paths.store.scan_optional("views")
         if views is None:
             return pl.DataFrame(schema={"view": pl.String, "text": pl.String})
@@ -101,11 +145,20 @@ class Vault:
         from vault_pipeline.index.search import SearchFilters, parse_date, search
 
         filters = SearchFilters(view=view, before=parse_date(before, "before"),
-                                same_field=same_field, other_fields=other_fields)
+                                same_field=same_field, other_fields=other_fields,
+                                within=self.world.where() if self.world else None)
         table = self._index_table()
         embedder = None if mode == "text" else self._query_embedder(table)
         hits = search(self.paths, text, embedder, k=k, filters=filters, mode=mode, table=table)
         return pl.DataFrame([h.as_dict() for h in hits], schema=HIT_SCHEMA)
+
+    def _world_papers(self, wanted: list[str]) -> pl.DataFrame:
+        """The record of each paper of the world among ``wanted``, as the tools show it."""
+        assert self.world is not None
+        catalog = self.world.catalog
+        positions = [p for p in (self.world.resolve(raw) for raw in wanted) if p is not None]
+        rows = catalog.frame[positions] if positions else catalog.frame.clear()
+        return rows.drop("evaluation_paper")
 
     def refresh(self) -> None:
         """Forget the cached index and model (after the index was rebuilt)."""

@@ -62,9 +62,17 @@ def _answer(handler: Callable[[Vault, Request], Any]):
     return endpoint
 
 
+def _within(vault: Vault, request: Request) -> Vault:
+    """The vault as this request's session sees it: ``as_of`` and ``target`` narrow the
+    server's own cutoff, never widen it."""
+    params = request.query_params
+    return vault.at(params.get("as_of") or None, params.get("target") or None)
+
+
 def _search(vault: Vault, request: Request) -> dict:
     params = request.query_params
     text = params.get("q", "")
+    vault = _within(vault, request)
     hits = vault.search(text, k=_int(request, "k", 10, high=100),
                         view=params.get("view") or None, before=params.get("before") or None,
                         same_field=params.get("same_field") or None,
@@ -75,6 +83,7 @@ def _search(vault: Vault, request: Request) -> dict:
 
 def _paper(vault: Vault, request: Request) -> dict:
     arxiv_id = request.path_params["arxiv_id"]
+    vault = _within(vault, request)
     found = vault.papers([arxiv_id])
     if found.is_empty():
         raise VaultError(f"no paper {arxiv_id!r} in the vault")
@@ -84,18 +93,26 @@ def _paper(vault: Vault, request: Request) -> dict:
 def _papers(vault: Vault, request: Request) -> dict:
     limit = _int(request, "limit", 20)
     offset = _int(request, "offset", 0, low=0, high=10**9)
+    vault = _within(vault, request)
+    if vault.world is not None:
+        shown = vault.world.filter(vault.world.catalog.frame)
+        frame = (shown.sort(["published", "arxiv_id"], descending=[True, False])
+                 .slice(offset, limit).select("arxiv_id", "published", "primary_category",
+                                              "title"))
+        return {"papers": frame.to_dicts(), "offset": offset}
     frame = vault.sql("SELECT arxiv_id, published, primary_category, title FROM papers "
                       f"ORDER BY published DESC, arxiv_id LIMIT {limit} OFFSET {offset}")
     return {"papers": frame.to_dicts(), "offset": offset}
 
 
 def _tables(vault: Vault, request: Request) -> dict:
+    _within(vault, request)._whole("/api/tables")
     return {"tables": [{"name": name, "rows": vault.paths.store.rows(name)}
                        for name in vault.tables()]}
 
 
 def _sql(vault: Vault, request: Request) -> dict:
-    frame = vault.sql(request.query_params.get("q", ""))
+    frame = _within(vault, request).sql(request.query_params.get("q", ""))
     return {"columns": frame.columns, "rows": frame.head(MAX_ROWS).rows(),
             "truncated": frame.height > MAX_ROWS}
 
@@ -107,20 +124,32 @@ def _page(request: Request) -> HTMLResponse:
 
 def create_app(home: str | os.PathLike[str] | None = None, warm: bool = True,
                on_ready: Callable[[], None] | None = None,
-               on_stop: Callable[[], None] | None = None) -> Starlette:
+               on_stop: Callable[[], None] | None = None, as_of: str | None = None,
+               target: str | None = None) -> Starlette:
     """The web app over one vault; ``warm`` loads the index and the model at start-up, so
     the first search is as fast as the others; ``on_ready`` runs once that is done,
-    ``on_stop`` at shutdown (uvicorn ends the process by the signal right after)."""
+    ``on_stop`` at shutdown (uvicorn ends the process by the signal right after). With
+    ``as_of`` (and ``target``) every endpoint answers within that session's world, and
+    the agent tools are served under `/api/tools/` (`access.tools_http`)."""
+    from vault_pipeline.access.tools import Toolbox
+    from vault_pipeline.access.tools_http import ToolService, routes
+
     vault = Vault(home)
+    vault._toolbox = Toolbox(vault.paths, coalesce=True)  # one per server: every face shares it
+    vault = vault.at(as_of, target)
+    tools = ToolService(vault.toolbox, within=vault.world)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
         if warm:
             with contextlib.suppress(VaultError):  # no index yet: searches will say so
                 vault.search("warm up", k=1)
+            with contextlib.suppress(VaultError):
+                tools.toolbox.warm()
         if on_ready is not None:
             on_ready()
         yield
+        tools.shutdown()
         if on_stop is not None:
             on_stop()
 
@@ -131,14 +160,18 @@ def create_app(home: str | os.PathLike[str] | None = None, warm: bool = True,
         Route("/api/papers/{arxiv_id:path}", _answer(_paper)),
         Route("/api/tables", _answer(_tables)),
         Route("/api/sql", _answer(_sql)),
+        *routes(),
     ], lifespan=lifespan)
     app.state.vault = vault
+    app.state.tools = tools
     return app
 
 
-def run(home: str | os.PathLike[str] | None, host: str, port: int) -> None:
+def run(home: str | os.PathLike[str] | None, host: str, port: int, as_of: str | None = None,
+        target: str | None = None) -> None:
     """Serve until interrupted. The socket is bound first (a busy port is a one-line error),
-    and the address is published in ``serve.json`` only once searches are warm."""
+    and the address is published in ``serve.json`` only once searches are warm; ``as_of``
+    and ``target`` cut every answer (see `create_app`)."""
     import socket
 
     import uvicorn
@@ -163,7 +196,7 @@ def run(home: str | os.PathLike[str] | None, host: str, port: int) -> None:
     def stop() -> None:
         marker.unlink(missing_ok=True)
 
-    app = create_app(home, on_ready=ready, on_stop=stop)
+    app = create_app(home, on_ready=ready, on_stop=stop, as_of=as_of, target=target)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     try:
         server.run(sockets=[listener])

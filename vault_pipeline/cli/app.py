@@ -63,6 +63,11 @@ HomeOption = Annotated[  # a str: a Path would fold the `//` of an `s3://…` ro
     str | None,
     typer.Option("--home", envvar="VAULT_HOME", help="Data root (default ./vault_home)."),
 ]
+AsOfOption = Annotated[str | None, typer.Option(
+    "--as-of", metavar="YYYY-MM-DD", help="A session's cutoff: only papers whose held version "
+    "was created before this day.")]
+TargetOption = Annotated[str | None, typer.Option(
+    help="A session's target paper: never shown, nor its near-duplicates.")]
 
 
 def _fail(message: str, code: int = 1) -> typer.Exit:
@@ -678,22 +683,32 @@ def search_(
     ] = False,
     local: Annotated[bool, typer.Option(
         "--local", help="Search in this process even when a `vault serve` runs.")] = False,
+    as_of: AsOfOption = None,
+    target: TargetOption = None,
     home: HomeOption = None,
 ) -> None:
     """Search the vault's index; one JSON object per result line, best first. A `vault serve`
-    running on the same vault answers it (milliseconds); else it searches itself."""
+    running on the same vault answers it (milliseconds); else it searches itself. With
+    --as-of (and --target) it answers as a session cut there would: only papers whose held
+    version predates the day, never the target or its near-duplicates."""
     from vault_pipeline.access.client import ask_running
 
     try:
         paths = _vault(home)
         params = {"q": text, "k": k, "view": view, "before": before, "same_field": same_field,
-                  "other_fields": other_fields, "mode": mode}
+                  "other_fields": other_fields, "mode": mode, "as_of": as_of, "target": target}
         hits = None if local or by_paper else ask_running(paths.home, params)
         if hits is None:
             from vault_pipeline.index.search import SearchFilters, parse_date, search_vault
 
+            within = None
+            if as_of is not None or target is not None:
+                from vault_pipeline.access.tools import Toolbox
+
+                within = Toolbox(paths).world(as_of, target).where()
             filters = SearchFilters(view=view, before=parse_date(before, "--before"),
-                                    same_field=same_field, other_fields=other_fields)
+                                    same_field=same_field, other_fields=other_fields,
+                                    within=within)
             if by_paper:
                 from vault_pipeline.index.papers import search_papers
 
@@ -725,14 +740,18 @@ def _done_now() -> None:
 def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", "-p", help="Port.")] = 8765,
+    as_of: AsOfOption = None,
+    target: TargetOption = None,
     home: HomeOption = None,
 ) -> None:
-    """Serve the vault: a JSON API (/api/search, /api/papers, /api/tables, /api/sql) and a
-    web page to search and browse papers and their views; `vault search` uses it."""
+    """Serve the vault: a JSON API (/api/search, /api/papers, /api/tables, /api/sql), the
+    agent tools (/api/tools/...: sessions, calls, batches) and a web page to search and
+    browse papers and their views; `vault search` uses it. With --as-of (and --target)
+    every answer is cut there (requests may narrow it, never widen it)."""
     from vault_pipeline.access.serve import run
 
     try:
-        run(_vault(home).home, host, port)
+        run(_vault(home).home, host, port, as_of, target)
     except VaultError as exc:
         raise _fail(str(exc)) from None
 
@@ -887,3 +906,46 @@ def dev(ctx: typer.Context, home: HomeOption = None) -> None:
     command = [sys.executable, "-m", "dagster", "dev", "-m", "vault_pipeline.definitions",
                *ctx.args]
     raise typer.Exit(subprocess.call(command, env=env))
+
+
+tools_app = typer.Typer(help="Agent tools over the vault: their schemas and an MCP server.",
+                        no_args_is_help=True)
+app.add_typer(tools_app, name="tools")
+
+
+@tools_app.command("schema")
+def tools_schema(check: Annotated[bool, typer.Option(
+        "--check", help="Exit 1 when the shipped schema file differs from the tools.")] = False
+                 ) -> None:
+    """Print the tools as OpenAI function-calling definitions (the file the package ships,
+    `vault_pipeline/access/tools.openai.json`, for a trainer's `tools=`)."""
+    from vault_pipeline.access import specs
+
+    if check and specs.shipped() != specs.render():
+        raise _fail("the shipped tools.openai.json differs from the tools: regenerate it "
+                    "with `vault tools schema`")
+    typer.echo(specs.render(), nl=False)
+
+
+@tools_app.command("mcp")
+def tools_mcp(
+    as_of: AsOfOption = None,
+    target: TargetOption = None,
+    session_id: Annotated[str | None, typer.Option(
+        "--session-id", help="The session's id in the `tool_calls` log (a rollout's id).")
+    ] = None,
+    home: HomeOption = None,
+) -> None:
+    """Serve the agent tools over stdio as a Model Context Protocol server, as one session
+    (cut at --as-of, default the vault's cutoff); its calls are written to the `tool_calls`
+    table when the client disconnects."""
+    from vault_pipeline.access import log
+    from vault_pipeline.access.mcp_server import serve_stdio
+    from vault_pipeline.access.tools import Toolbox
+
+    try:
+        paths = _vault(home)
+        session = Toolbox(paths).session(as_of, target, session_id)
+    except VaultError as exc:
+        raise _fail(str(exc)) from None
+    serve_stdio(session, on_close=lambda: log.append(paths.store, session.calls))

@@ -87,7 +87,8 @@ def _vault_tables(paths: VaultPaths, splits: pl.DataFrame,
         cutoff = splits["cutoff"][0]
         held = vault_versions(papers, paths.store.read_optional(PAPER_VERSIONS), cutoff)
         kept = kept.drop("version", strict=False).join(
-            held.select("arxiv_id", "version", "revised", pl.col("title").alias("_held")),
+            held.select("arxiv_id", "version", pl.col("created").alias("version_created"),
+                        "revised", pl.col("title").alias("_held")),
             on="arxiv_id", how="left").with_columns(
             title=pl.when(pl.col("revised").fill_null(False)).then("_held")
             .otherwise("title"))

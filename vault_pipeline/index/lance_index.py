@@ -42,10 +42,10 @@ from vault_pipeline.index.layout import (
     index_uri,
     metadata_of,
 )
-from vault_pipeline.papers.versions import text_before, text_dates
+from vault_pipeline.papers.versions import text_before, text_dates, vault_versions
 from vault_pipeline.pipeline.progress import Progress, no_progress
 from vault_pipeline.pipeline.settings import CUTOFF
-from vault_pipeline.schemas import SPLITS, VIEWS_INDEX
+from vault_pipeline.schemas import PAPER_VERSIONS, SPLITS, VIEWS_INDEX
 from vault_pipeline.splits.build import VAULT
 from vault_pipeline.splits.contamination import evaluation_papers
 from vault_pipeline.splits.inputs import CleanViews, clean_views
@@ -166,9 +166,12 @@ def vault_rows(paths: VaultPaths, exclude_evaluation: bool = True,
         log.warning("%d views of %d vault papers left out of the index: read from a version "
                     "written on or after the cutoff %s (rebuild documents and views at this "
                     "cutoff)", late.height, late["arxiv_id"].n_unique(), cutoff)
+    held = vault_versions(papers, paths.store.read_optional(PAPER_VERSIONS), cutoff).select(
+        "arxiv_id", pl.col("created").alias("version_created"))
     rows = (dated.filter(text_before(cutoff)).select("arxiv_id", "version", "view", "text")
             .join(papers.select("arxiv_id", "published", "primary_category", "categories"),
                   on="arxiv_id", how="inner")
+            .join(held, on="arxiv_id", how="left")
             .filter(pl.col("published") < cutoff)
             .with_columns(pl.col("categories").fill_null(pl.lit([], pl.List(pl.String))))
             .with_columns(archives_expr("categories").alias("archives"),
@@ -183,7 +186,8 @@ def _sha256(text: str) -> str:
 
 def _existing(table) -> pl.DataFrame:
     """Keys, text hashes and metadata of the rows already indexed (not texts or vectors)."""
-    columns = [*KEY, "text_sha256", "published", "primary_category", "categories", "version"]
+    columns = [*KEY, "text_sha256", "published", "primary_category", "categories", "version",
+               "version_created"]
     count = table.count_rows()
     if count == 0:
         return pl.from_arrow(VIEWS_INDEX.empty()).select(columns)  # type: ignore[union-attr]
@@ -292,13 +296,15 @@ def build_index(paths: VaultPaths, embedder: Embedder,
                                        pl.col("published").alias("old_published"),
                                        pl.col("categories").alias("old_categories"),
                                        pl.col("primary_category").alias("old_primary"),
-                                       pl.col("version").alias("old_version")),
+                                       pl.col("version").alias("old_version"),
+                                       pl.col("version_created").alias("old_created")),
                        on=list(KEY), how="left")
     same_text = pl.col("old_sha") == pl.col("text_sha256")
     same_meta = ((pl.col("old_published") == pl.col("published"))
                  & (pl.col("old_primary").eq_missing(pl.col("primary_category")))
                  & (pl.col("old_categories") == pl.col("categories"))
-                 & pl.col("old_version").eq_missing(pl.col("version")))
+                 & pl.col("old_version").eq_missing(pl.col("version"))
+                 & pl.col("old_created").eq_missing(pl.col("version_created")))
     to_embed = joined.filter(~same_text.fill_null(False)).select(rows.columns)
     moved = joined.filter(same_text.fill_null(False) & ~same_meta.fill_null(False))
     report.unchanged = joined.height - to_embed.height - moved.height
@@ -343,11 +349,25 @@ def _trained_for(name: str) -> int | None:
     return int(count) if head == "vector_ivf_flat" and count.isdigit() else None
 
 
+def _scalar_indexes(table, names: dict) -> None:
+    """Indexes of the columns a session's filter reads (`access.world.World.where`: the held
+    version's day, ids left out, the view, the fields), so a prefilter over a large table
+    reads indexes, not columns."""
+    from lancedb.index import Bitmap, BTree, LabelList
+
+    wanted = {"published": BTree(), "arxiv_id": BTree(), "version_created": BTree(),
+              "view": Bitmap(), "archives": LabelList(), "categories": LabelList()}
+    for column, config in wanted.items():
+        name = f"{column}_{type(config).__name__.lower()}"
+        if name not in names:
+            table.create_index(column, config=config, name=name)
+
+
 def _refresh_indexes(table, report: IndexReport, settings: IndexSettings,
                      changed: bool) -> None:
     """Full-text index from the first row; the vector index from ``ann_min_rows``, trained
     again once the table has grown fourfold (its partitions would be twice too few)."""
-    from lancedb.index import FTS, BTree
+    from lancedb.index import FTS
 
     names = {ix.name: ix for ix in table.list_indices()}
     if changed and names:
@@ -362,9 +382,8 @@ def _refresh_indexes(table, report: IndexReport, settings: IndexSettings,
             table.drop_index(vector_index.name)
         table.create_index("vector", name=f"vector_ivf_flat_p{wanted}",
                            config=ann_config(report.rows, settings))
-        for column in ("published", "arxiv_id"):
-            if f"{column}_btree" not in names:
-                table.create_index(column, config=BTree(), name=f"{column}_btree")
         vector_index = True
+    if report.rows >= settings.ann_min_rows:
+        _scalar_indexes(table, names)
     report.ann_index = "IVF_FLAT" if vector_index else None
     report.fts_index = report.rows > 0

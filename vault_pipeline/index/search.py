@@ -55,10 +55,11 @@ class SearchFilters:
     before: date | None = None
     same_field: str | None = None
     other_fields: str | None = None
+    within: str | None = None  # a session's world (`access.world.World.where`)
 
     def where(self) -> str | None:
         """The SQL predicate LanceDB applies before searching; inputs validated first."""
-        clauses = []
+        clauses = [f"({self.within})"] if self.within else []
         if self.view is not None:
             from vault_pipeline.ideas.views import VIEW_NAMES
 
