@@ -21,7 +21,9 @@ _F = re.IGNORECASE
 PRIOR_WORK = re.compile(
     r"\b(?:existing|prior|previous|current|conventional|traditional|standard|classical"
     r"|typical|popular|earlier|recent|mainstream|state-of-the-art|most|many|several"
-    r"|these)\s+(?:[\w\-/]+\s+){0,4}?(?:[A-Za-z][\w\-]*(?:s|ies|ches))\b"
+    r"|these)\s+(?:(?:[\w\-/]+|\([A-Z][\w\-]*\))\s+){0,4}?(?:[A-Za-z][\w\-]*(?:s|ies|ches))\b"
+    r"|\b[\w]+-(?:based|hoc|level|free|driven)\s+(?:methods|approaches|models|techniques"
+    r"|algorithms|solutions|systems)\b"
     r"|\bet al\.?|\([A-Z][A-Za-z\-']+(?: et al\.?| and [A-Z][A-Za-z\-']+)?,? \d{4}[a-z]?\)"
     r"|\[\d+(?:\s*[,\u2013-]\s*\d+)*\]"
     r"|\b(?:prior|previous|existing|related) (?:work|art|literature|research)\b"
@@ -123,20 +125,38 @@ def contrasts(sentences: Sequence[Candidate], kinds: Sequence[str],
             what = _usable(s, s.text, clean) or _usable(s, _lead_clause(s.text), clean)
             if what is None or not PRIOR_WORK.search(what):
                 continue
-            gap = None
+            prev = pool[i - 1] if i > 0 else None
             nxt = pool[i + 1] if i + 1 < len(pool) else None
-            if nxt is not None and nxt.paragraph == s.paragraph and nxt.text not in used \
-                    and not OWN_WORK.search(nxt.text) \
-                    and (OPENS_TURN.search(nxt.text) or LIMIT.search(nxt.text)):
-                gap = _usable(nxt, nxt.text, clean) or _usable(nxt, _turn_clause(nxt.text),
-                                                                 clean)
-            if gap is None:
-                gap = _usable(s, _turn_clause(s.text), clean)
-            if gap is None or gap == what or not allowed(gap):
+            found = _pair(s, what, nxt, used, clean)
+            if found is None and OPENS_TURN.search(s.text) and LIMIT.search(s.text) \
+                    and prev is not None and prev.paragraph == s.paragraph \
+                    and prev.text not in used and not OWN_WORK.search(prev.text):
+                # "X is how it is done. However, current X suffer from Z": the sentence
+                # before says what is done, this one what it leaves open
+                before = _usable(prev, prev.text, clean) or _usable(prev, _lead_clause(
+                    prev.text), clean)
+                gap = _usable(s, s.text, clean) or _usable(s, _lead_clause(s.text), clean)
+                found = (before, gap) if before and gap else None
+            if found is None or not allowed(found[1]):
                 continue
-            used.update({s.text, gap})
-            out.append(Contrast(what, gap, s.heading, kind))
+            used.update({s.text, *found})
+            out.append(Contrast(found[0], found[1], s.heading, kind))
     return out
+
+
+def _pair(s: Candidate, what: str, nxt: Candidate | None, used: set[str],
+          clean: Callable[[str], bool]) -> tuple[str, str] | None:
+    """(what prior work does, what it leaves open) for a prior-work sentence: the next
+    sentence of its paragraph when it turns to a limitation, else its own turn clause."""
+    gap = None
+    if nxt is not None and nxt.paragraph == s.paragraph and nxt.text not in used \
+            and not OWN_WORK.search(nxt.text) \
+            and (OPENS_TURN.search(nxt.text) or LIMIT.search(nxt.text)):
+        gap = (_usable(nxt, nxt.text, clean) or _usable(nxt, _lead_clause(nxt.text), clean)
+               or _usable(nxt, _turn_clause(nxt.text), clean))
+    if gap is None:
+        gap = _usable(s, _turn_clause(s.text), clean)
+    return (what, gap) if gap and gap != what else None
 
 
 def key_ideas(sentences: Sequence[Candidate], kinds: Sequence[str],
