@@ -22,12 +22,14 @@ PRIOR_WORK = re.compile(
     r"\b(?:existing|prior|previous|current|conventional|traditional|standard|classical"
     r"|typical|popular|earlier|recent|mainstream|state-of-the-art|most|many|several"
     r"|these)\s+(?:(?:[\w\-/]+|\([A-Z][\w\-]*\))\s+){0,4}?(?:[A-Za-z][\w\-]*(?:s|ies|ches))\b"
-    r"|\b[\w]+-(?:based|hoc|level|free|driven)\s+(?:methods|approaches|models|techniques"
-    r"|algorithms|solutions|systems)\b"
+    r"|\b\w+(?:-\w+)+\s+(?:methods|approaches|models|techniques|algorithms|solutions"
+    r"|systems)\b"
     r"|\bet al\.?|\([A-Z][A-Za-z\-']+(?: et al\.?| and [A-Z][A-Za-z\-']+)?,? \d{4}[a-z]?\)"
     r"|\[\d+(?:\s*[,\u2013-]\s*\d+)*\]"
     r"|\b(?:prior|previous|existing|related) (?:work|art|literature|research)\b"
     r"|\b(?:have|has) been (?:proposed|developed|introduced|studied|explored|used)\b", _F)
+# A class of models named by its plural acronym ("GNNs", "MLLMs", "VLAs"): existing work.
+MODEL_CLASS = re.compile(r"\b[A-Z][A-Za-z]*[A-Z]s\b")
 # Where a sentence turns to what that work leaves open.
 TURN = re.compile(
     r"(?:,\s*|\s+)(?P<turn>but|yet|however|although|though|while|whereas|which|thereby"
@@ -38,8 +40,9 @@ LIMIT = re.compile(
     r"|can ?not|unable|do(?:es)? not|did not|remain\w*|limit\w*|insufficient\w*|inadequate\w*"
     r"|costly|expensive|prohibitive\w*|restrict\w*|at odds|fall short|falls short|rely heavily"
     r"|unrealistic|suboptimal|sub-optimal|poor\w*|brittle|unstable|bottleneck\w*|unclear"
-    r"|unexplored|under-?explored|overly|only|not (?:yet )?(?:address|consider|handle|capture)"
-    r"\w*|hinder\w*|bias\w*|drawbacks?|shortcomings?|challeng\w*|difficult\w*|open question)\b",
+    r"|unexplored|under-?explored|overly|only|intensive|inefficien\w*"
+    r"|not (?:yet )?(?:address|consider|handle|capture)\w*|hinder\w*|bias\w*|drawbacks?"
+    r"|shortcomings?|challeng\w*|difficult\w*|open question)\b",
     _F)
 OPENS_TURN = re.compile(r"^(?:however|but|yet|unfortunately|nonetheless|nevertheless"
                         r"|despite|although|still|in practice|consequently)\b", _F)
@@ -72,7 +75,8 @@ class Contrast:
 
 
 def _about_prior_work(text: str) -> bool:
-    return bool(PRIOR_WORK.search(text)) and not OWN_WORK.search(text)
+    return bool(PRIOR_WORK.search(text) or MODEL_CLASS.search(text)) \
+        and not OWN_WORK.search(text)
 
 
 def _turn_clause(text: str) -> str | None:
@@ -86,14 +90,28 @@ def _turn_clause(text: str) -> str | None:
 
 
 _CLAUSE_END = re.compile(r",\s+(?:to|which|who|while|and|but|thereby|leading|resulting|making"
-                         r"|such as|as|where|with|yet|though|although)\b|;\s+|:\s+")
+                         r"|such as|as|where|with|yet|though|although|however)\b|;\s+|:\s+")
+_PARENS = re.compile(r"\([^()]*\)")
 
 
 def _lead_clause(text: str) -> str | None:
-    """The sentence up to its first subordinate clause: a verbatim head that can stand alone."""
-    match = _CLAUSE_END.search(text)
+    """The sentence up to its first subordinate clause (a clause mark inside parentheses, as
+    in a citation list, does not count): a verbatim head that can stand alone."""
+    masked = _PARENS.sub(lambda m: "x" * len(m.group()), text)
+    match = _CLAUSE_END.search(masked)
     head = text[:match.start()].strip() if match else None
     return head if head and len(head.split()) >= 6 else None
+
+
+_CONCESSIVE = re.compile(r"^(?:while|although|though|even though|despite)\b[^,]*,\s+", _F)
+
+
+def _main_clause(text: str) -> str | None:
+    """What a concessive sentence asserts ("While effective, it is costly" -> "it is
+    costly"), verbatim."""
+    match = _CONCESSIVE.match(_PARENS.sub(lambda m: "x" * len(m.group()), text))
+    rest = text[match.end():].strip() if match else None
+    return rest if rest and len(rest.split()) >= 4 and LIMIT.search(rest) else None
 
 
 def _usable(s: Candidate, text: str | None, clean: Callable[[str], bool]) -> str | None:
@@ -123,7 +141,7 @@ def contrasts(sentences: Sequence[Candidate], kinds: Sequence[str],
             if s.text in used or not _about_prior_work(s.text):
                 continue
             what = _usable(s, s.text, clean) or _usable(s, _lead_clause(s.text), clean)
-            if what is None or not PRIOR_WORK.search(what):
+            if what is None or not (PRIOR_WORK.search(what) or MODEL_CLASS.search(what)):
                 continue
             prev = pool[i - 1] if i > 0 else None
             nxt = pool[i + 1] if i + 1 < len(pool) else None
@@ -153,7 +171,8 @@ def _pair(s: Candidate, what: str, nxt: Candidate | None, used: set[str],
             and not OWN_WORK.search(nxt.text) \
             and (OPENS_TURN.search(nxt.text) or LIMIT.search(nxt.text)):
         gap = (_usable(nxt, nxt.text, clean) or _usable(nxt, _lead_clause(nxt.text), clean)
-               or _usable(nxt, _turn_clause(nxt.text), clean))
+               or _usable(nxt, _turn_clause(nxt.text), clean)
+               or _usable(nxt, _main_clause(nxt.text), clean))
     if gap is None:
         gap = _usable(s, _turn_clause(s.text), clean)
     return (what, gap) if gap and gap != what else None
