@@ -26,7 +26,7 @@ def test_demo_materializes_the_graph_and_records_it(vault_paths: VaultPaths) -> 
     assert "materialized papers" in result.output
     assert "check FAIL" not in result.output
     count = vault("sql", "SELECT count(*) AS n FROM papers", "--format", "json")
-    assert json.loads(count.output) == [{"n": 111}]
+    assert json.loads(count.output) == [{"n": 207}]
     status = vault("status")
     assert "papers" in status.output and "UTC" in status.output
     (vault_paths.home / "a-file").write_text("x")  # an export folder under a file: one line
@@ -63,6 +63,39 @@ def _demo_keeps_the_vaults_promise(paths: VaultPaths) -> None:
     assert report["residual"] == {"record_leaks": 0, "view_leaks": 0}
     recall = {s["layer"]: s for s in report["labelled_heldout"]}["combined"]["recall"]
     assert f"catch {recall:.1%} of result sentences" in card
+    _demo_shows_the_product(paths, export)
+
+
+def _demo_shows_the_product(paths: VaultPaths, export: Path) -> None:
+    """Targets in every split; every role loads from the export by name with train,
+    validation and test and chat `messages` ending in the reference; the full-text papers
+    have all five views; the card states what the files hold."""
+    import polars as pl
+    from datasets import load_dataset
+
+    from vault_pipeline.datasets.card import card_disagreements
+    from vault_pipeline.datasets.training import ROLES
+
+    splits = pl.read_parquet(paths.table("splits"))
+    for split in ("train", "validation", "test"):
+        assert splits.filter(pl.col("split") == split).height > 0, split
+    for n, role in enumerate(ROLES):
+        loaded = load_dataset(str(export), role, cache_dir=str(paths.home / f"hf{n}"))
+        assert sorted(loaded) == ["test", "train", "validation"], role
+        for split in loaded.values():
+            assert split.num_rows > 0
+            chats = [row for row in split if row["artifact"] is not None]
+            assert chats, role
+            for row in chats:
+                assert [t["role"] for t in row["messages"]] == ["system", "user", "assistant"]
+                assert row["messages"][-1]["content"] == row["artifact"]
+    documents = pl.read_parquet(paths.table("documents"))
+    full = set(documents.filter(pl.col("source").is_in(["latex", "pdf"])
+                                & pl.col("arxiv_id").is_not_null())["arxiv_id"])
+    views = pl.read_parquet(paths.table("views")).filter(pl.col("text").is_not_null())
+    five = views.filter(pl.col("arxiv_id").is_in(list(full))).group_by("arxiv_id").len()
+    assert five.filter(pl.col("len") == 5).height >= 0.9 * len(full)
+    assert card_disagreements(export) == []
 
 
 def test_import_materialize_sql_roundtrip(vault_paths: VaultPaths, tmp_path: Path) -> None:

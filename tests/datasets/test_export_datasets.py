@@ -9,6 +9,8 @@ import polars as pl
 import pytest
 
 from testing.splits_vault import CUTOFF, NO_VIEWS, write_vault
+from vault_pipeline.datasets.card import card_disagreements
+from vault_pipeline.datasets.card_facts import read_facts
 from vault_pipeline.datasets.export import export_datasets
 from vault_pipeline.datasets.manifest import verify_export
 from vault_pipeline.datasets.training import ROLES, build_training
@@ -121,10 +123,63 @@ def test_export_without_targets_is_empty_but_valid(vault_paths, tmp_path) -> Non
     assert all(rows == 0 for name, rows in report.rows.items()
                if name != "splits" and not name.startswith("vault/"))
     assert report.rows["vault/papers"] == 12  # everything is before a 2030 cutoff
-    assert "This export has no targets" in (out / "README.md").read_text()
+    card = (out / "README.md").read_text()
+    assert "This export has no targets" in card
+    assert "config_name" not in card and "load_dataset(" not in card  # nothing would load
+    assert "nothing for `datasets.load_dataset` to load" in card
     assert pl.read_parquet(out / "gap_finder" / "test.parquet").columns[:2] == ["role", "split"]
+    assert card_disagreements(out) == []
 
 
 def test_export_before_the_datasets_exist_is_a_clear_error(vault_paths, tmp_path) -> None:
     with pytest.raises(VaultError, match="training_examples"):
         export_datasets(vault_paths, tmp_path / "out")
+
+
+def test_card_shows_loading_code_for_exactly_the_sets_that_load(vault, tmp_path) -> None:
+    """Every config and split the card names loads with `load_dataset(path, name)`; an
+    empty split is named absent; `messages` ends with the reference as the assistant turn."""
+    from datasets import load_dataset
+
+    out = tmp_path / "export"
+    export_datasets(vault, out)
+    facts = read_facts(out)
+    card = (out / "README.md").read_text()
+    for n, role in enumerate(ROLES):
+        present = facts.present(role)
+        assert present, role
+        loaded = load_dataset(str(out), role, cache_dir=str(tmp_path / f"hf{n}"))
+        assert sorted(loaded) == sorted(present)
+        assert f'load_dataset("path/to/this/folder", "{role}")' in card
+        for split in present:
+            assert loaded[split].num_rows == facts.rows[f"{role}/{split}"]
+            for row in loaded[split]:  # chat turns exactly where there is a reference
+                turns = row["messages"]
+                if row["artifact"] is None:
+                    assert turns is None
+                    continue
+                assert [t["role"] for t in turns] == ["system", "user", "assistant"]
+                assert turns[-1]["content"] == row["artifact"]
+    empty = pl.read_parquet(out / "gap_finder" / "train.parquet").head(0)
+    empty.write_parquet(out / "gap_finder" / "train.parquet")  # a set becomes absent
+    lines = card_disagreements(out)
+    assert any("Absent" in line and "`gap_finder/train`" in line for line in lines)
+
+
+def test_card_disagrees_with_an_edited_export(vault, tmp_path) -> None:
+    out = tmp_path / "export"
+    report = export_datasets(vault, out)
+    assert card_disagreements(out) == []
+    train = pl.read_parquet(out / "innovator" / "train.parquet")
+    pl.concat([train, train.head(1)]).write_parquet(out / "innovator" / "train.parquet")
+    lines = card_disagreements(out)
+    rows = report.rows["innovator/train"]
+    assert any(line.startswith("-") and f"num_examples: {rows}" in line for line in lines)
+    assert any(line.startswith("+") and f"num_examples: {rows + 1}" in line for line in lines)
+    papers = pl.read_parquet(out / "vault" / "papers.parquet")
+    marked = int(papers["evaluation_paper"].sum())
+    papers.with_columns(evaluation_paper=pl.lit(True)).write_parquet(
+        out / "vault" / "papers.parquet")
+    lines = card_disagreements(out)
+    assert any(f"({papers.height} marked in" in line for line in lines if line[0] == "+")
+    assert any(f"({marked} marked in" in line for line in lines if line[0] == "-")

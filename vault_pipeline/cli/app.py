@@ -846,7 +846,12 @@ def score(
 # The bundled sample ends in 2025: the demo cuts there rather than at the default 2026-01-01,
 # so that it has targets to split, index around and export.
 DEMO_CUTOFF = "2025-01-01"
-DEMO_RUN_CONFIG = {"ops": {"splits": {"config": {"cutoff": DEMO_CUTOFF}}}}
+# A fifth of the sample's targets each for validation and test (the default shares, seed 002's
+# 200 and 277 of 14,977, would leave a few dozen targets with empty held-out splits).
+DEMO_HELD_OUT = 0.2
+DEMO_RUN_CONFIG = {"ops": {"splits": {"config": {"cutoff": DEMO_CUTOFF,
+                                                 "validation": DEMO_HELD_OUT,
+                                                 "test": DEMO_HELD_OUT}}}}
 
 
 def _record_demo_cutoff(paths: VaultPaths) -> None:
@@ -854,7 +859,8 @@ def _record_demo_cutoff(paths: VaultPaths) -> None:
     Scholar harvest, a materialization) use the same one."""
     file = paths.home / CONFIG_FILE
     if not file.exists():
-        file.write_text(f"[splits]\ncutoff = {DEMO_CUTOFF}  # the bundled sample ends in 2025\n")
+        file.write_text(f"[splits]\ncutoff = {DEMO_CUTOFF}  # the bundled sample ends in 2025\n"
+                        f"validation = {DEMO_HELD_OUT}\ntest = {DEMO_HELD_OUT}\n")
 
 
 def sample_dir() -> Path:

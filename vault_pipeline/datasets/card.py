@@ -6,13 +6,17 @@ Hugging Face `datasets` config per role (the first present one the default), wit
 
 from __future__ import annotations
 
+import difflib
+import json
+from pathlib import Path
 from typing import Any
 
-import polars as pl
 import pyarrow as pa
 import yaml
 
 from vault_pipeline.audit.report import card_lines
+from vault_pipeline.datasets.card_facts import CARD, CardFacts, read_facts
+from vault_pipeline.datasets.manifest import INTEGRITY_FILE, MANIFEST
 from vault_pipeline.datasets.rewards import FIELD_WEIGHTS, MANDATORY_REPORT, REWARD_MIX
 from vault_pipeline.datasets.training import ROLES
 from vault_pipeline.schemas import TRAINING_EXAMPLES
@@ -45,26 +49,24 @@ def _size_category(n: int) -> str:
     return "100K<n<1M"
 
 
-def _yaml_header(manifest: dict[str, Any]) -> str:
-    rows = {t["name"]: t["rows"] for t in manifest["tables"]}
-    size = {f["path"]: f["bytes"] for f in manifest["files"]}
+def _yaml_header(facts: CardFacts) -> str:
     features = [{"name": c.name, **_feature(c.type)} for c in TRAINING_EXAMPLES.columns]
     configs, infos = [], []
-    for role in ROLES:  # empty splits are left out: `datasets` refuses a file of no rows
-        present = [s for s in TARGET_SPLITS if rows.get(f"{role}/{s}")]
+    for role in ROLES:  # empty splits are left out: `datasets` loads no split of no rows
+        present = facts.present(role)
         if present:
             config: dict[str, Any] = {"config_name": role, "data_files": [
                 {"split": s, "path": f"{role}/{s}.parquet"} for s in present]}
             configs.append({**config, "default": True} if not configs else config)
             infos.append({"config_name": role, "features": features, "splits": [
-                {"name": s, "num_bytes": size[f"{role}/{s}.parquet"],
-                 "num_examples": rows[f"{role}/{s}"]} for s in present]})
-    total = sum(rows.get(f"{r}/{s}", 0) for r in ROLES for s in TARGET_SPLITS)
+                {"name": s, "num_bytes": facts.sizes[f"{role}/{s}.parquet"],
+                 "num_examples": facts.rows[f"{role}/{s}"]} for s in present]})
     header: dict[str, Any] = {
         "license": "other", "license_name": "arxiv-per-paper-licenses",
         "license_link": ARXIV_LICENSES, "language": ["en"],
         "pretty_name": "Research Idea Vault training datasets",
-        "task_categories": ["text-generation"], "size_categories": [_size_category(total)],
+        "task_categories": ["text-generation"],
+        "size_categories": [_size_category(facts.examples)],
         "tags": ["research-ideation", "results-masked"]}
     if configs:
         header |= {"configs": configs, "dataset_info": infos}
@@ -90,25 +92,48 @@ def _index_note(manifest: dict[str, Any]) -> str:
     return "The LanceDB index is not included (`vault export --with-index` adds it)."
 
 
-def _evaluation_note(manifest: dict[str, Any]) -> str:
+def _evaluation_note(manifest: dict[str, Any], facts: CardFacts) -> str:
     info = manifest.get("evaluation") or {}
     excluded = info.get("excluded_from_training") or []
-    marked = info.get("papers_marked", 0)
+    marked = facts.evaluation_marked
     if info.get("included"):
-        return (f"Evaluation papers are **included** on request ({marked} papers are used by "
-                "an evaluation set; their rows have `evaluation_paper` true).")
+        return (f"Evaluation papers are **included** on request ({marked} papers of these "
+                "files are used by an evaluation set; their rows have `evaluation_paper` "
+                "true).")
     listed = ", ".join(excluded) if excluded else "none of the targets"
-    return (f"Papers an evaluation set uses ({marked} marked) are **left out** of the training "
-            f"files: {listed}. The vault files keep them, marked in `evaluation_paper`; "
-            "the retrieval index leaves them out unless built with `exclude_evaluation` "
-            "off.")
+    return (f"Papers an evaluation set uses are **left out** of the training files: {listed}. "
+            f"The vault files keep them, marked in `evaluation_paper` ({marked} marked in "
+            "`vault/papers.parquet`); the retrieval index leaves them out unless built with "
+            "`exclude_evaluation` off.")
 
 
-def _data_files(rows: dict[str, int]) -> str:
-    """The `data_files` argument for the gap finder's non-empty splits (`datasets` cannot
-    load a split of no rows; those files are still here, for Polars and others)."""
-    present = [s for s in TARGET_SPLITS if rows.get(f"gap_finder/{s}")] or ["train"]
-    return "{" + ", ".join(f'"{s}": "gap_finder/{s}.parquet"' for s in present) + "}"
+def _loading(facts: CardFacts) -> str:
+    """Loading code for exactly the sets that load, and which are absent."""
+    present = {role: facts.present(role) for role in ROLES}
+    absent = [f"`{role}/{s}`" for role in ROLES for s in TARGET_SPLITS
+              if s not in present[role]]
+    note = ("" if not absent else
+            f"\nAbsent (no rows, so no `datasets` split; the Parquet and JSON lines files are "
+            f"there, empty, with the schema): {', '.join(absent)}.\n")
+    loadable = [role for role in ROLES if present[role]]
+    if not loadable:
+        return ("No role has a row, so there is nothing for `datasets.load_dataset` to load "
+                "(it refuses empty splits); the files are there, empty, with their schema, "
+                "for Polars and others:\n\n```python\nimport polars as pl\n"
+                "pl.read_parquet(\"gap_finder/train.parquet\")   # zero rows, the schema\n```\n"
+                + note)
+    first = loadable[0]
+    lines = ["```python", "from datasets import load_dataset",
+             f'ds = load_dataset("path/to/this/folder")                 # {first} (default)']
+    lines += [f'ds = load_dataset("path/to/this/folder", "{role}")'
+              + " " * max(1, 22 - len(role)) + f"# splits: {', '.join(present[role])}"
+              for role in loadable]
+    files = ", ".join(f'"{s}": "{first}/{s}.parquet"' for s in present[first])
+    lines += [f'ds = load_dataset("parquet", data_files={{{files}}})', "",
+              "import polars as pl",
+              f'train = pl.read_parquet("{first}/{present[first][0]}.parquet")'
+              f'   # or pl.read_ndjson(".../{present[first][0]}.jsonl")', "```"]
+    return "\n".join(lines) + "\n" + note
 
 
 def _table(header: tuple[str, ...], rows: list[tuple]) -> str:
@@ -117,26 +142,27 @@ def _table(header: tuple[str, ...], rows: list[tuple]) -> str:
     return "\n".join(out)
 
 
-def data_card(manifest: dict[str, Any], examples: pl.DataFrame,
+def data_card(manifest: dict[str, Any], facts: CardFacts,
               integrity: dict[str, Any] | None = None) -> str:
-    rows = {t["name"]: t["rows"] for t in manifest["tables"]}
-    counts = [(role, view, *(rows.get(f"{role}/{s}", 0) for s in TARGET_SPLITS))
+    """The card of an export: every count from ``facts`` (its files), the rest (cutoff,
+    seed, provenance of the split and the index, evaluation choice) from its manifest."""
+    counts = [(role, view, *(facts.rows.get(f"{role}/{s}", 0) for s in TARGET_SPLITS))
               for role, view in ROLES.items()]
-    views = manifest["provenance"]["views"]
     provenance = _table(("backend", "model", "prompt", "targets"),
                         [(v.get("views_backend"), v.get("views_model"),
-                          v.get("views_prompt_version"), v["rows"]) for v in views]) \
-        if views else "No targets, so no views were exported."
-    licenses = manifest["licenses"]
+                          v.get("views_prompt_version"), v["rows"]) for v in facts.views]) \
+        if facts.views else "No targets, so no target views were exported."
+    vault_views = facts.rows.get("vault/views", 0)
     license_rows = _table(("license", "targets"),
                           [(v.get("license") or "not stated (arXiv's default license)",
-                            v["rows"]) for v in licenses]) if licenses else "No targets."
+                            v["rows"]) for v in facts.licenses]) \
+        if facts.licenses else "No targets."
     index = manifest["provenance"].get("index") or {}
     classifier = ", ".join(c["classifier"] for c in manifest["provenance"]["split_classifier"])
     empty_note = ("\n**This export has no targets**: no paper of the vault is published on or "
                   "after the cutoff and passes the target criteria. The files exist, empty, "
-                  "with their schema.\n" if examples.is_empty() else "")
-    return f"""{_yaml_header(manifest)}
+                  "with their schema.\n" if not facts.examples else "")
+    return f"""{_yaml_header(facts)}
 
 # Research Idea Vault: training datasets
 
@@ -164,31 +190,23 @@ for one role and a test target for another.
 {chr(10).join("| " + " | ".join(str(v) for v in row) + " |" for row in counts)}
 
 Papers per split of the whole vault (`splits.parquet`, with the reason for each paper):
-{", ".join(f"{k} {v}" for k, v in manifest['split_counts'].items())}.
+{", ".join(f"{k} {v}" for k, v in facts.split_counts.items())}.
 
 ## Loading
 
-```python
-from datasets import load_dataset
-ds = load_dataset("path/to/this/folder")                 # the default config (first role)
-ds = load_dataset("path/to/this/folder", "innovator")    # one config per role
-ds = load_dataset("parquet", data_files={_data_files(rows)})
-
-import polars as pl
-train = pl.read_parquet("gap_finder/train.parquet")      # or pl.read_ndjson(".../train.jsonl")
-```
-
+{_loading(facts)}
 `manifest.json` lists every file with its sha256, rows and schema. With
 `vault export --format openai-jsonl`, `<role>/<split>.openai.jsonl` holds one
 `{{"messages": [...]}}` line per example with an artifact, for fine-tuning services.
 
-The retrievable vault is in `vault/`: `papers.parquet` (the pre-cutoff papers' metadata) and
-`views.parquet` (their views), so retrieval-grounded training needs nothing else; a cited id
-is valid when it is in `vault/papers.parquet`. {_index_note(manifest)}
+The retrievable vault is in `vault/`: `papers.parquet` (the pre-cutoff papers' metadata,
+{facts.rows.get("vault/papers", 0)} rows) and `views.parquet` (their views, {vault_views} rows), so
+retrieval-grounded training needs nothing else; a cited id is valid when it is in
+`vault/papers.parquet`. {_index_note(manifest)}
 
 ## Evaluation papers
 
-{_evaluation_note(manifest)}
+{_evaluation_note(manifest, facts)}
 
 ## Rewards
 
@@ -239,3 +257,18 @@ Read from `integrity.json` (the integrity report of the vault at export time):
 {CITATION}
 ```
 """
+
+
+def card_disagreements(folder: Path) -> list[str]:
+    """Lines where the folder's card differs from the card its files make now (`-` the
+    card's line, `+` what the files say); empty when the card states what the export
+    holds."""
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    integrity_file = folder / INTEGRITY_FILE
+    integrity = json.loads(integrity_file.read_text(encoding="utf-8")) \
+        if integrity_file.is_file() else None
+    expected = data_card(manifest, read_facts(folder), integrity).splitlines()
+    found = (folder / CARD).read_text(encoding="utf-8").splitlines()
+    return [line for line in difflib.unified_diff(found, expected, "card", "files", n=0,
+                                                  lineterm="")
+            if line.startswith(("-", "+")) and not line.startswith(("---", "+++"))]

@@ -24,7 +24,8 @@ from pathlib import Path
 import polars as pl
 
 from vault_pipeline.audit.report import current_report
-from vault_pipeline.datasets.card import data_card
+from vault_pipeline.datasets.card import card_disagreements, data_card
+from vault_pipeline.datasets.card_facts import read_facts
 from vault_pipeline.datasets.evaluation import add_evaluation_sets
 from vault_pipeline.datasets.manifest import (
     INTEGRITY_FILE,
@@ -231,10 +232,11 @@ def export_datasets(paths: VaultPaths, out_dir: Path | str, overwrite: bool = Fa
         manifest["files"].append(FileEntry.of(staging, report_file, "integrity_report",
                                               None).as_dict())
         card = staging / "README.md"
-        card.write_text(data_card(manifest, examples, integrity), encoding="utf-8")
+        card.write_text(data_card(manifest, read_facts(staging), integrity), encoding="utf-8")
         manifest["files"].append(FileEntry.of(staging, card, "data_card", None).as_dict())
         write_manifest(staging, manifest)
-        problems = verify_export(staging)
+        problems = verify_export(staging) + [f"the card differs from the files: {line}"
+                                             for line in card_disagreements(staging)]
         if problems:
             raise VaultError(f"export does not verify: {problems[0]}")
         _readable(staging)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from vault_pipeline.ideas import cues
+from vault_pipeline.ideas import contrast, cues
 from vault_pipeline.ids import NEW_STYLE, OLD_STYLE
 from vault_pipeline.integrity import classifier
 from vault_pipeline.integrity.leaks import (
@@ -198,16 +198,25 @@ def _related_work(doc: _Doc) -> list[dict]:
         })
         if len(entries) == 6:
             break
-    if not any(e["open_gap"] for e in entries):  # the introduction may say what is left open
-        prior = doc.pick(["introduction", "abstract"], cues.PRIOR, limit=2)
-        if prior:  # the gap the introduction names after that prior work
-            start = next(x.paragraph for x in doc.sentences if x.text == prior[0])
-            gap = _first(doc.pick(["introduction", "abstract"], cues.GAP, exclude=prior,
-                                  where=lambda x: x.paragraph >= start))
-            entries.append({"sub_area": "Prior work named in the introduction",
-                            "what_it_does": " ".join(prior), "open_gap": gap,
-                            "citations": []})
+    if not any(e["open_gap"] for e in entries):  # contrast statements about prior work
+        entries += _contrast_entries(doc)
     return entries
+
+
+_WHERE = {"introduction": "the introduction", "abstract": "the abstract",
+          "related": "the related work"}
+
+
+def _contrast_entries(doc: _Doc) -> list[dict]:
+    """Related-work entries from the paper's contrast statements about prior work
+    (:mod:`.contrast`), where its related-work paragraphs name no gap."""
+    found = contrast.contrasts(doc.sentences, ["related", "introduction", "abstract", "method"],
+                               doc.clean)
+    return [{"sub_area": f"Prior work named in {_WHERE.get(c.kind, _clean_heading(c.heading))}",
+             "what_it_does": c.what_it_does, "open_gap": c.open_gap,
+             "citations": sorted({m.group(1) or m.group(2)
+                                  for m in cues.CITATION.finditer(c.what_it_does)})}
+            for c in found]
 
 
 def _modules(doc: _Doc) -> list[dict]:
@@ -371,7 +380,11 @@ def decompose(paper: PaperInput) -> tuple[dict, int]:
                        cues.CONTRIBUTION.search(s.text) and not cues.EVALUATION.search(s.text)))
     example = doc.pick(["introduction", "problem", "abstract", "method"], cues.EXAMPLE,
                        exclude=statement + why, where=problem)
-    explanation = doc.pick(["abstract", "introduction", "method"], cues.CONTRIBUTION, limit=3)
+    # the idea and why it should work first ("our key insight is ..."), then contributions
+    explanation = contrast.key_ideas(doc.sentences, ["introduction", "abstract", "method"],
+                                     limit=2)
+    explanation += doc.pick(["abstract", "introduction", "method"], cues.CONTRIBUTION,
+                            limit=3 - len(explanation), exclude=explanation)
     explanation += doc.pick(["abstract", "introduction", "method"], cues.NOVELTY,
                             limit=3 - len(explanation), exclude=explanation)
     setting = (doc.pick(["problem"], limit=2, where=problem)
