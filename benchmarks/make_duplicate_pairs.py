@@ -29,8 +29,9 @@ CSABSTRUCT = (ROOT / "data" / "paper_kinds_cs.jsonl", ROOT / "data" / "csabstruc
 OUT = ROOT / "data" / "duplicate_pairs.jsonl"
 _WORD = re.compile(r"[a-z0-9]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
-STOP = set("a an the of in on for and or to with by from at as is are we this that our "
-           "be which these it its can".split())
+_STOP_WORDS = ("a an the of in on for and or to with by from at as is are we this that our "
+               "be which these it its can")
+STOP = frozenset(_STOP_WORDS.split())
 
 
 def _clean(text: str) -> str:
