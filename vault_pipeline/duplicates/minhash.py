@@ -113,18 +113,18 @@ def candidates(new_keys: np.ndarray, old_keys: np.ndarray) -> pl.DataFrame:
     """Row pairs (``a`` of the old rows or new, ``b`` of the new; new rows numbered after
     the old) sharing a band: every new text against the stored ones and the other new
     ones, never a text against itself, each pair once. What a refresh compares: new texts
-    only. Integer rows keep the join small (16 bytes per text and band)."""
-    n_old = old_keys.shape[0]
-
-    def frame(keys: np.ndarray, first: int) -> pl.DataFrame:
-        n, bands = keys.shape
-        return pl.DataFrame({
-            "row": np.repeat(np.arange(first, first + n, dtype=np.int64), bands),
-            "key": keys.reshape(-1)}, schema={"row": pl.Int64, "key": pl.UInt64}
-        ).filter(pl.col("key") != 0)
-
-    fresh = frame(new_keys, n_old)
-    everything = pl.concat([frame(old_keys, 0), fresh])
-    return (fresh.join(everything, on="key", suffix="_other")
-            .filter(pl.col("row_other") < pl.col("row"))
-            .select(a=pl.col("row_other"), b=pl.col("row")).unique().sort("a", "b"))
+    only. One band at a time, so the join holds 16 bytes per text, not per text and band."""
+    n_old, n_new = old_keys.shape[0], new_keys.shape[0]
+    bands = new_keys.shape[1] if new_keys.ndim == 2 else 0
+    rows = np.arange(n_old + n_new, dtype=np.int64)
+    found = []
+    for band in range(bands if n_new else 0):
+        every = pl.DataFrame({"row": rows, "key": np.concatenate(
+            [old_keys[:, band], new_keys[:, band]])}).filter(pl.col("key") != 0)
+        fresh = every.filter(pl.col("row") >= n_old)
+        found.append(fresh.join(every, on="key", suffix="_other")
+                     .filter(pl.col("row_other") < pl.col("row"))
+                     .select(a="row_other", b="row"))
+    if not found:
+        return pl.DataFrame(schema={"a": pl.Int64, "b": pl.Int64})
+    return pl.concat(found).unique().sort("a", "b")
