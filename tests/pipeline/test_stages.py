@@ -6,7 +6,7 @@ from __future__ import annotations
 import dagster as dg
 
 from vault_pipeline.audit import stage as integrity
-from vault_pipeline.citations import build as citations
+from vault_pipeline.citations import stage as citations
 from vault_pipeline.datasets import stage as datasets
 from vault_pipeline.definitions import build_defs
 from vault_pipeline.documents import stage as documents
@@ -14,10 +14,10 @@ from vault_pipeline.evalruns import stage as evalruns
 from vault_pipeline.evalsets import stage as evalsets
 from vault_pipeline.ideas.stage import MASKED_RECORDS_STAGE, VIEWS_STAGE
 from vault_pipeline.index import stage as index
-from vault_pipeline.papers import build as papers
+from vault_pipeline.papers import stage as papers
 from vault_pipeline.pipeline.settings import settings_fields
 from vault_pipeline.raw import stage as raw
-from vault_pipeline.reviews import build as reviews
+from vault_pipeline.reviews import stage as reviews
 from vault_pipeline.splits import stage as splits
 from vault_pipeline.store.paths import VaultPaths
 

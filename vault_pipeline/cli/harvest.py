@@ -411,7 +411,7 @@ def harvest_s2(
     if run.population is not None:
         typer.echo(semantic_scholar.describe_population(run.population))
     if walk:  # the citations the walk reads, rebuilt by their stage, then the walk's stage
-        citations_stage = lazy_import("vault_pipeline.citations.build").STAGE
+        citations_stage = lazy_import("vault_pipeline.citations.stage").STAGE
         citations_stage.run(paths, stages.NoSettings(), stages.RunContext(log=typer.echo))
         walked = _run_stage(harvest_stages.WALK_STAGE, paths, {"config_file": _file(config)})
         for service, sent in walked.requests.items():

@@ -50,12 +50,19 @@ def _arxiv(meta: etree._Element) -> Record:
         "primary_category": categories[0] if categories else None,
         "published": created,
         "updated": iso_date(text_of(meta.find(f"{ARXIV}updated"))) or created,
-        "doi": text_of(meta.find(f"{ARXIV}doi")),
-        "journal_ref": text_of(meta.find(f"{ARXIV}journal-ref")),
-        "comments": text_of(meta.find(f"{ARXIV}comments")),
-        "license": text_of(meta.find(f"{ARXIV}license")),
+        **_bibliographic(meta, ARXIV),
         "source": "oai_arXiv",
     }
+
+
+BIBLIOGRAPHIC = (("doi", "doi"), ("journal_ref", "journal-ref"), ("comments", "comments"),
+                 ("license", "license"))
+
+
+def _bibliographic(meta: etree._Element, namespace: str) -> Record:
+    """DOI, journal reference, comments and license: the same elements in both arXiv
+    metadata formats, under their own namespace."""
+    return {key: text_of(meta.find(f"{namespace}{tag}")) for key, tag in BIBLIOGRAPHIC}
 
 
 def _arxiv_raw(meta: etree._Element) -> Record:
@@ -78,10 +85,7 @@ def _arxiv_raw(meta: etree._Element) -> Record:
         "published": versions[0][1] if versions else None,
         "updated": versions[-1][1] if versions else None,
         "versions": [{"version": n, "created": d} for n, d in versions if n > 0] or None,
-        "doi": text_of(meta.find(f"{ARXIV_RAW}doi")),
-        "journal_ref": text_of(meta.find(f"{ARXIV_RAW}journal-ref")),
-        "comments": text_of(meta.find(f"{ARXIV_RAW}comments")),
-        "license": text_of(meta.find(f"{ARXIV_RAW}license")),
+        **_bibliographic(meta, ARXIV_RAW),
         "source": "oai_arXivRaw",
     }
 

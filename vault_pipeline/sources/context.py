@@ -3,9 +3,11 @@ polite client per service (built once, so a whole harvest shares one connection 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from vault_pipeline.pipeline import settings as config_layers
 from vault_pipeline.pipeline.progress import Progress, no_progress
 from vault_pipeline.raw.zone import RawFile, RawZone
 from vault_pipeline.sources.cursor import CursorStore
@@ -20,13 +22,24 @@ class HarvestContext:
     paths: VaultPaths
     config: HarvestConfig
     progress: Progress = no_progress
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """Other sections' settings the harvest's stage declared in ``uses``, as its runner
+    resolved them (the `[splits]` cutoff, the `[evalsets]` venues)."""
     _clients: dict[str, PoliteClient] = field(default_factory=dict)
     _counters: dict[str, RequestCounter] = field(default_factory=dict)
 
     @classmethod
     def open(cls, paths: VaultPaths, config: HarvestConfig | None = None,
-             progress: Progress = no_progress) -> HarvestContext:
-        return cls(paths.ensure(), config or load_config(paths), progress)
+             progress: Progress = no_progress,
+             settings: Mapping[str, Any] | None = None) -> HarvestContext:
+        return cls(paths.ensure(), config or load_config(paths), progress, dict(settings or {}))
+
+    def uses(self, section: str) -> Any:
+        """The settings of ``section`` as the run was given them; a harvest run from the
+        command line alone (no stage runner) resolves them here, for this vault."""
+        if section not in self.settings:
+            self.settings[section] = config_layers.section_settings(section, self.paths.home)
+        return self.settings[section]
 
     @property
     def zone(self) -> RawZone:

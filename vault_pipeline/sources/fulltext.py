@@ -29,7 +29,6 @@ from vault_pipeline.schemas import PAPER_VERSIONS, PAPERS
 from vault_pipeline.sources.context import HarvestContext
 from vault_pipeline.sources.http import HarvestError
 from vault_pipeline.sources.settings import FulltextScope
-from vault_pipeline.splits.settings import SplitSettings
 
 log = logging.getLogger(__name__)
 KINDS = ("pdf", "eprint")
@@ -107,7 +106,7 @@ def papers_in_scope(ctx: HarvestContext, scope: FulltextScope,
         if scope.published_until:
             frame = frame.filter(pl.col("published") <= scope.published_until)
     held = vault_versions(frame, ctx.paths.store.read_optional(PAPER_VERSIONS),
-                          SplitSettings.resolve(home=ctx.paths.home).cutoff).filter("revised")
+                          ctx.uses("splits").cutoff).filter("revised")
     chosen = (frame.select("arxiv_id", "latest_version", "published").collect()
               .join(held.select("arxiv_id", pl.col("version").alias("_held"), "revised"),
                     on="arxiv_id", how="left"))

@@ -27,7 +27,6 @@ from typing import Any
 import polars as pl
 
 from vault_pipeline.errors import RawFormatError
-from vault_pipeline.evalsets.settings import EvalSetsSettings
 from vault_pipeline.schemas import SUBMISSIONS
 from vault_pipeline.sources.context import HarvestContext
 from vault_pipeline.sources.http import HarvestError
@@ -65,7 +64,7 @@ class PdfReport:
 
 def evaluation_venues(ctx: HarvestContext) -> list[str]:
     """The evaluation sets' review, anchor and idea venues, as resolved for this vault."""
-    sets = EvalSetsSettings.resolve(home=ctx.paths.home)
+    sets = ctx.uses("evalsets")
     return sorted({sets.review_venue, sets.anchor_venue, *sets.idea_venues})
 
 

@@ -18,14 +18,12 @@ from datetime import UTC, date, datetime, timedelta
 
 import polars as pl
 
-from vault_pipeline.evalsets.settings import EvalSetsSettings
 from vault_pipeline.parse.semantic_scholar import is_page, is_title_match
 from vault_pipeline.schemas import CITATIONS, PAPERS, SUBMISSIONS
 from vault_pipeline.sources import arxiv_api
 from vault_pipeline.sources.context import HarvestContext
 from vault_pipeline.sources.http import HarvestError
 from vault_pipeline.sources.settings import secret
-from vault_pipeline.splits.settings import SplitSettings
 
 MAX_BATCH = 500
 PAPER_FIELDS = "paperId,externalIds,title,year,publicationDate,citationCount,referenceCount," \
@@ -162,7 +160,7 @@ def post_cutoff_ids(ctx: HarvestContext, cutoff: date | None = None) -> list[str
     table = ctx.paths.store.scan_optional(PAPERS)
     if table is None:
         return []
-    cutoff = cutoff or SplitSettings.resolve(home=ctx.paths.home).cutoff
+    cutoff = cutoff or ctx.uses("splits").cutoff
     ids = (table.filter(pl.col("published") >= cutoff)
            .select("arxiv_id").sort("arxiv_id").collect().get_column("arxiv_id"))
     return [s2_id(i) for i in ids]
@@ -300,7 +298,7 @@ def _population(ctx: HarvestContext) -> pl.DataFrame | None:
     table = ctx.paths.store.scan_optional(SUBMISSIONS)
     if table is None:
         return None
-    sets = EvalSetsSettings.resolve(home=ctx.paths.home)
+    sets = ctx.uses("evalsets")
     venues = sorted({sets.review_venue, sets.anchor_venue, *sets.idea_venues})
     return (table.filter(pl.col("venue_id").is_in(venues))
             .select("forum_id", "title", "arxiv_id").sort("forum_id").collect())

@@ -110,7 +110,8 @@ def config_of(paths: VaultPaths, settings: HarvestRunSettings) -> HarvestConfig:
 def harvest_context(paths: VaultPaths, settings: HarvestRunSettings, context: RunContext
                     ) -> Iterator[HarvestContext]:
     """The harvest context of one run (its clients closed at the end)."""
-    with HarvestContext.open(paths, config_of(paths, settings), context.progress) as ctx:
+    with HarvestContext.open(paths, config_of(paths, settings), context.progress,
+                             context.settings) as ctx:
         yield ctx
 
 
@@ -225,6 +226,7 @@ ARXIV_FULLTEXT = _raw(
 
 FULLTEXT_STAGE = Stage(
     "arxiv_fulltext_harvest", HARVEST_GROUP, inputs=("papers",), outputs=(ARXIV_FULLTEXT,),
+    uses=("splits",),
     run=run_fulltext, settings=FulltextHarvestSettings, pool="arxiv",
     describe=lambda run: (f"{run.report.fetched} new file(s), {run.report.bytes:,} bytes; "
                           f"{len(run.report.failed)} failed"),
@@ -366,6 +368,7 @@ S2 = _raw(
 
 S2_STAGE = Stage(
     "s2_harvest", HARVEST_GROUP, inputs=("papers",), outputs=(S2,), run=run_s2,
+    uses=("splits", "evalsets"),
     settings=S2HarvestSettings, pool="s2", describe=_describe_s2, figures=_s2_figures)
 
 
@@ -413,6 +416,7 @@ OPENREVIEW_PDFS = _raw(
 
 OPENREVIEW_PDF_STAGE = Stage(
     "openreview_pdf_harvest", HARVEST_GROUP, inputs=("submissions",), outputs=(OPENREVIEW_PDFS,),
+    uses=("evalsets",),
     run=run_openreview_pdfs, settings=OpenReviewPdfHarvestSettings, pool="openreview",
     describe=lambda run: openreview_pdf.describe(run.report),
     figures=lambda run: {OPENREVIEW_PDFS.name: {
