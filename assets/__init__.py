@@ -5,6 +5,7 @@ import dagster as dg
 from assets.citations import citations
 from assets.datasets import datasets_assets, datasets_checks
 from assets.documents import documents, documents_checks
+from assets.duplicates import duplicates_assets, duplicates_checks
 from assets.evalruns import evalruns_assets
 from assets.evalsets import evalsets_assets, evalsets_checks
 from assets.harvest_arxiv import (
@@ -29,8 +30,8 @@ all_assets += [reviews, citations, arxiv_fulltext_harvest, arxiv_reference_walk,
 all_checks = [*papers_checks, *documents_checks]
 all_assets += ideas_assets
 all_checks += ideas_checks
-all_assets += [*splits_assets, *index_assets, *datasets_assets]
-all_checks += [*splits_checks, *index_checks, *datasets_checks]
+all_assets += [*duplicates_assets, *splits_assets, *index_assets, *datasets_assets]
+all_checks += [*duplicates_checks, *splits_checks, *index_checks, *datasets_checks]
 
 all_assets += evalsets_assets
 all_checks += evalsets_checks

@@ -373,6 +373,60 @@ SPLITS = TableSchema(
                "null when unknown (then the threshold is not applied)."),
         Column("cited_in_vault", pa.int64(), "Of those, vault papers (with full text where "
                "the `documents` table exists)."),
+        Column("duplicate_of", _str, "The record this paper duplicates, when the duplicates "
+               "policy keeps it out: the canonical member it is an alias of, or the "
+               "pre-cutoff member of its cluster (`duplicate_clusters`); else null."),
+    ),
+)
+
+DUPLICATE_PAIRS = TableSchema(
+    "duplicate_pairs",
+    "Every match between two records of the same work, one row per pair and method: what "
+    "makes every cluster traceable.",
+    (
+        Column("a", _str, "One record: a version-less arXiv id, `openreview:<forum id>` or "
+               "`s2:<paper id>` (the smaller of the two).", False),
+        Column("b", _str, "The other record, in the same forms.", False),
+        Column("method", _str, "`exact_arxiv_id`, `exact_doi`, `exact_title_author`, "
+               "`link_openreview`, `minhash_abstract`, `minhash_fulltext`, `semantic` or "
+               "`views_ngram`.", False),
+        Column("score", pa.float64(), "1 for exact matches and links; estimated Jaccard "
+               "(MinHash), cosine (semantic) or shared n-gram share (views).", False),
+        Column("evidence", _str, "What matched, in words (the key, the estimate and its "
+               "parameters, the model).", False),
+    ),
+)
+
+DUPLICATE_CLUSTERS = TableSchema(
+    "duplicate_clusters",
+    "One row per cluster of records of one work (two or more members): the canonical member "
+    "is the one that may be retrieved or be a target, the others are aliases.",
+    (
+        Column("cluster_id", _str, "`dup-` and 16 hex digits of the sha256 of the sorted "
+               "members (changes when the members do).", False),
+        Column("canonical_id", _str, "The member that may be retrieved: the earliest arXiv "
+               "paper (else the earliest record).", False),
+        Column("members", pa.list_(_str), "Every member, sorted, the canonical one "
+               "included.", False),
+        Column("why", _str, "The pairs that joined them and why the canonical one was "
+               "chosen.", False),
+    ),
+)
+
+DUPLICATE_SIGNATURES = TableSchema(
+    "duplicate_signatures",
+    "What the duplicates stage compared, per record and method: the hash of the text, its "
+    "MinHash signature or embedding. A refresh signs and compares only texts whose hash is "
+    "not here.",
+    (
+        Column("id", _str, "Record id (as in `duplicate_pairs`).", False),
+        Column("method", _str, "`minhash_abstract`, `minhash_fulltext`, `semantic` or "
+               "`views_ngram`.", False),
+        Column("params", _str, "Parameters and threshold the entry was made under; another "
+               "value makes it new again.", False),
+        Column("text_sha256", _str, "sha256 of the text compared.", False),
+        Column("signature", pa.list_(pa.uint32()), "MinHash signature (MinHash methods)."),
+        Column("vector", pa.list_(pa.float32()), "Unit embedding (semantic method)."),
     ),
 )
 
@@ -1064,7 +1118,8 @@ TOOL_CALLS = TableSchema(
 ALL_TABLES: dict[str, TableSchema] = {
     t.name: t for t in (PAPERS, PAPER_VERSIONS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
                         SUBMISSIONS, REVIEWS, CITATIONS, CITATION_COUNTS, DOCUMENTS,
-                        DOCUMENT_ATTEMPTS, SPLITS, VIEWS_INDEX, TRAINING_EXAMPLES,
+                        DOCUMENT_ATTEMPTS, DUPLICATE_PAIRS, DUPLICATE_CLUSTERS,
+                        DUPLICATE_SIGNATURES, SPLITS, VIEWS_INDEX, TRAINING_EXAMPLES,
                         MASKED_RECORDS, VIEWS, LLM_FAILURES, ROLE_ARTIFACTS,
                         ROLE_ARTIFACT_FAILURES, EVAL_IDEAS, EVAL_IDEA_FAILURES,
                         EVAL_POINTWISE, EVAL_PAIRWISE, EVAL_GROUPWISE, EVAL_REVIEW_POPULATION,

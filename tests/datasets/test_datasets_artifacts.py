@@ -277,3 +277,15 @@ def test_search_by_paper_gives_each_paper_once(vault_paths: VaultPaths) -> None:
     assert result.exit_code == 0, result.output
     lines = [json.loads(x) for x in result.stdout.splitlines()]
     assert [x["arxiv_id"] for x in lines] == ids and lines[0]["other_views"] == []
+
+
+def test_a_vault_paper_under_the_targets_title_is_never_a_near_miss(vault: VaultPaths) -> None:
+    papers = pl.read_parquet(vault.table("papers"))
+    title = papers.filter(pl.col("arxiv_id") == TARGET)["title"][0]
+    retitled = papers.with_columns(title=pl.when(pl.col("arxiv_id") == "2401.00001")
+                                   .then(pl.lit(f"{title}, Revisited")).otherwise("title"))
+    retitled.write_parquet(vault.table("papers"))
+    build_role_artifacts(vault, IdeasSettings(backend="extractive"))
+    gaps = json.loads(_artifacts(vault).filter(pl.col("role") == "gap_finder")["data"][0])
+    near = {m["arxiv_id"] for a in gaps["axes"] for g in a["gaps"] for m in g["near_misses"]}
+    assert "2401.00001" not in near and near

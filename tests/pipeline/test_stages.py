@@ -10,6 +10,7 @@ from vault_pipeline.citations import stage as citations
 from vault_pipeline.datasets import stage as datasets
 from vault_pipeline.definitions import build_defs
 from vault_pipeline.documents import stage as documents
+from vault_pipeline.duplicates import stage as duplicates
 from vault_pipeline.evalruns import stage as evalruns
 from vault_pipeline.evalsets import stage as evalsets
 from vault_pipeline.ideas.stage import MASKED_RECORDS_STAGE, VIEWS_STAGE
@@ -22,8 +23,8 @@ from vault_pipeline.splits import stage as splits
 from vault_pipeline.store.paths import VaultPaths
 
 STAGES = (raw.STAGE, papers.STAGE, documents.STAGE, reviews.STAGE, citations.STAGE,
-          MASKED_RECORDS_STAGE, VIEWS_STAGE, splits.STAGE, index.STAGE, evalsets.STAGE,
-          integrity.STAGE, datasets.ROLE_ARTIFACTS_STAGE, datasets.TRAINING_STAGE,
+          MASKED_RECORDS_STAGE, VIEWS_STAGE, duplicates.STAGE, splits.STAGE, index.STAGE,
+          evalsets.STAGE, integrity.STAGE, datasets.ROLE_ARTIFACTS_STAGE, datasets.TRAINING_STAGE,
           datasets.EXPORT_STAGE, evalruns.STAGE)
 
 

@@ -136,6 +136,26 @@ def _loading(facts: CardFacts) -> str:
     return "\n".join(lines) + "\n" + note
 
 
+def _leakage_note(manifest: dict[str, Any]) -> str:
+    """The duplicates policy and the n-gram decontamination, as counted at export time."""
+    d = manifest.get("decontamination")
+    if not d:
+        return "Not measured for this export."
+    policy = d.get("policy") or {}
+    kept_out = ", ".join(f"{n} {k}" for k, n in sorted(policy.items())) or "none"
+    return (f"- Records of one work (the same text under another id, a retitled or shorter "
+            f"version, the OpenReview submission, the journal version) form one cluster "
+            f"(`duplicate_clusters`, every match in `duplicate_pairs`); one member is "
+            f"retrievable or a target. Papers the policy kept out (`splits.duplicate_of`): "
+            f"{kept_out}.\n"
+            f"- {d['n']}-gram decontamination (threshold {d['threshold']:.0%} of a text's "
+            f"{d['n']}-grams) of the {d['held_out_targets']} validation and test targets: "
+            f"{d['held_out_overlapping_vault']} overlap a retrievable vault paper, "
+            f"{d['training_targets_removed']} training targets overlapping one were removed "
+            f"from the training examples.")
+
+
+
 def _table(header: tuple[str, ...], rows: list[tuple]) -> str:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
@@ -235,6 +255,10 @@ The deterministic parts of the study's reward ship with the data
 {provenance}
 
 - Retrieval index used with these targets: {index.get("embedder", "not built")}.
+
+## Leakage control across the cutoff
+
+{_leakage_note(manifest)}
 
 ## Results masking
 

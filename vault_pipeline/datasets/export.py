@@ -37,6 +37,8 @@ from vault_pipeline.datasets.manifest import (
     write_pair,
 )
 from vault_pipeline.datasets.training import ROLES
+from vault_pipeline.duplicates.decontamination import decontaminate
+from vault_pipeline.duplicates.settings import DuplicatesSettings
 from vault_pipeline.errors import VaultError
 from vault_pipeline.index.lance_index import TABLE, index_dir, index_metadata_of
 from vault_pipeline.papers.versions import text_before, text_dates, vault_versions
@@ -166,13 +168,30 @@ def _export_remote(paths: VaultPaths, url: str, overwrite: bool, **options) -> E
     return replace(report, out_dir=published)
 
 
+def _leakage(paths: VaultPaths, splits: pl.DataFrame,
+             overlap: DuplicatesSettings | None) -> dict[str, object]:
+    """The decontamination figures and the duplicates policy's counts, for the card."""
+    views = paths.store.read_optional("views", ["arxiv_id", "view", "text"])
+    found = decontaminate(splits, views if views is not None else
+                          pl.DataFrame(schema={"arxiv_id": pl.String, "view": pl.String,
+                                               "text": pl.String}),
+                          overlap or DuplicatesSettings()).summary()
+    kept_out = splits.filter(pl.col("duplicate_of").is_not_null())
+    early = int(kept_out["reason"].str.contains("pre-cutoff duplicate").sum())
+    found["policy"] = {"pre-cutoff duplicates": early, "aliases": kept_out.height - early}
+    return found
+
+
 def export_datasets(paths: VaultPaths, out_dir: Path | str, overwrite: bool = False,
                     index_info: dict[str, str] | None = None,
                     formats: tuple[str, ...] = ("jsonl",),
                     include_evaluation: bool = False,
-                    include_index: bool = False) -> ExportReport:
+                    include_index: bool = False,
+                    overlap: DuplicatesSettings | None = None) -> ExportReport:
     """Write the export of the vault's current `training_examples` and `splits` (to a
-    local folder, or to an object-store URL through :mod:`.publish`)."""
+    local folder, or to an object-store URL through :mod:`.publish`); ``overlap``: the
+    duplicates settings the decontamination figures of the card are counted under (their
+    defaults when not given)."""
     unknown = set(formats) - set(FORMATS)
     if unknown:
         raise VaultError(f"unknown export format {sorted(unknown)[0]!r}; choose from "
@@ -224,6 +243,7 @@ def export_datasets(paths: VaultPaths, out_dir: Path | str, overwrite: bool = Fa
         manifest["evaluation"] = {"papers_marked": len(evaluation),
                                   "excluded_from_training": excluded,
                                   "included": include_evaluation}
+        manifest["decontamination"] = _leakage(paths, splits, overlap)
         add_evaluation_sets(paths, staging, manifest)
         integrity = current_report(paths)
         report_file = staging / INTEGRITY_FILE

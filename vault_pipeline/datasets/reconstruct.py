@@ -35,6 +35,7 @@ from vault_pipeline.ideas.backends import Backend, make_backend
 from vault_pipeline.ideas.build import read_inputs
 from vault_pipeline.ideas.decompose import BatchOutcome, findings_rows, now, run_batch
 from vault_pipeline.ids import normalize_arxiv_id
+from vault_pipeline.index.exclusion import excluded_for
 from vault_pipeline.integrity.gate import FieldPolicy, gate_key, paper_gate
 from vault_pipeline.integrity.llm_judge import judge_for
 from vault_pipeline.integrity.method import method_terms
@@ -79,6 +80,7 @@ class Target:
     cited_in_vault: list[str]
     same_field: list[VaultPaper] = field(default_factory=list)
     other_fields: list[VaultPaper] = field(default_factory=list)
+    excluded: set[str] = field(default_factory=set)  # never retrieved for it (itself, retitled)
 
 
 @dataclass
@@ -161,7 +163,7 @@ def extract_gaps(t: Target, vault: set[str]) -> dict[str, Any]:
     works = [w for w in r.get("related_work") or [] if w.get("what_it_does") and
              w.get("open_gap")]
     for w in works[:2]:
-        cited = _resolve(w.get("citations") or [], keys, vault)
+        cited = _resolve(w.get("citations") or [], keys, vault - t.excluded)
         found = cited or [p.arxiv_id for p in nearest(
             f"{w['what_it_does']} {w['open_gap']}", t.same_field, NEAR_MISSES)]
         gaps.append({"prior_methods": w["sub_area"], "via": w["what_it_does"],
@@ -259,12 +261,17 @@ def load_targets(paths: VaultPaths) -> tuple[list[Target], set[str], list[str]]:
                    _archive(category.get(arxiv_id)),
                    [c for c in cited.get(arxiv_id, []) if c in vault])
         query = f"{view.get('problem_setting') or ''} {view.get('challenge') or ''}"
-        same = [p for p in pool if p.archive == t.archive]
+        banned = excluded_for(arxiv_id, titles.get(arxiv_id),
+                              ((p.arxiv_id, p.title) for p in pool))
+        allowed = [p for p in pool if p.arxiv_id not in banned]  # InnoEval's self-exclusion
+        t.excluded = banned
+        same = [p for p in allowed if p.archive == t.archive]
         first = [p for p in same if p.arxiv_id in t.cited_in_vault]
         t.same_field = (first + [p for p in nearest(query, same, NEAR_MISSES)
                                  if p not in first])[:NEAR_MISSES]
         t.other_fields = nearest(view.get("challenge") or query,
-                                 [p for p in pool if p.archive != t.archive], OTHER_FIELDS,
+                                 [p for p in allowed if p.archive != t.archive],
+                                 OTHER_FIELDS,
                                  one_per_archive=True)
         out.append(t)
     return out, vault, sorted(set(ids) - set(record_rows))

@@ -12,7 +12,7 @@ from vault_pipeline.datasets.reconstruct import ArtifactsReport, build_role_arti
 from vault_pipeline.datasets.training import TrainingReport, build_training
 from vault_pipeline.llm.settings import STAGE as IDEAS
 from vault_pipeline.llm.settings import IdeasSettings
-from vault_pipeline.pipeline.stage import Artifact, Counts, NoSettings, RunContext, Stage, plain
+from vault_pipeline.pipeline.stage import Artifact, Counts, NoSettings, RunContext, Stage
 from vault_pipeline.schemas import ROLE_ARTIFACT_FAILURES, ROLE_ARTIFACTS, TRAINING_EXAMPLES
 from vault_pipeline.store.paths import VaultPaths
 
@@ -38,11 +38,17 @@ ROLE_ARTIFACTS_STAGE: Stage[IdeasSettings, ArtifactsReport] = Stage(
         ROLE_ARTIFACT_FAILURES.name: {"dagster/row_count": r.quarantined}})
 
 
+def run_training(paths: VaultPaths, _settings: NoSettings, context: RunContext
+                 ) -> TrainingReport:
+    """The training examples, decontaminated under the duplicates stage's n-gram settings."""
+    return build_training(paths, context.uses("duplicates"))
+
+
 TRAINING_STAGE: Stage[NoSettings, TrainingReport] = Stage(
     "training_examples", "datasets",
     inputs=("splits", "views", "papers", "masked_records", "citations", "role_artifacts",
             "eval_cards"),
-    outputs=(TRAINING_EXAMPLES,), run=plain(build_training),
+    outputs=(TRAINING_EXAMPLES,), run=run_training, uses=("duplicates",),
     describe=lambda r: f"training examples: {r.rows} rows for {r.targets} targets",
     warnings=lambda r: ([f"{len(r.targets_without_views)} targets lack views since the "
                          "splits were made: rematerialize splits"]
@@ -50,7 +56,8 @@ TRAINING_STAGE: Stage[NoSettings, TrainingReport] = Stage(
     figures=lambda r: {TRAINING_EXAMPLES.name: {
         "dagster/row_count": r.rows, "targets": r.targets,
         "by_role_and_split": Counts("role/split", r.by_role_split),
-        "targets_without_views": r.targets_without_views[:20]}})
+        "targets_without_views": r.targets_without_views[:20],
+        "decontamination": r.decontamination}})
 
 
 LATEST = "latest"
@@ -61,13 +68,14 @@ def latest_export(paths: VaultPaths) -> Path:
     return paths.home / "exports" / LATEST
 
 
-def run_export(paths: VaultPaths, _settings: NoSettings, _context: RunContext
+def run_export(paths: VaultPaths, _settings: NoSettings, context: RunContext
                ) -> ExportReport:
     """Files, not tables: the export is written whole into `exports/latest` (replacing the
     last one), each file listed with its sha256 in the manifest. On an object-store root it
     is then published to `<root>/exports/latest` (the local copy stays in the cache, where
     the asset check verifies it)."""
-    report = export_datasets(paths, latest_export(paths), overwrite=True)
+    report = export_datasets(paths, latest_export(paths), overwrite=True,
+                             overlap=context.uses("duplicates"))
     if paths.remote:
         from vault_pipeline.datasets.publish import publish_export
 
@@ -85,7 +93,7 @@ EXPORT_STAGE: Stage[NoSettings, ExportReport] = Stage(
         "The datasets as files: <role>/<split>.parquet and .jsonl, splits.parquet, "
         "integrity.json, manifest.json (sha256 of every file) and a data card, under "
         "$VAULT_HOME/exports/latest.", latest_export),),
-    run=run_export,
+    run=run_export, uses=("duplicates",),
     describe=lambda r: f"exported {r.files} files to {r.out_dir}",
     figures=lambda r: {"dataset_export": {
         "dagster/row_count": sum(v for k, v in r.rows.items() if k != "splits"),

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from vault_pipeline.duplicates.decontamination import decontaminate
+from vault_pipeline.duplicates.settings import DuplicatesSettings
 from vault_pipeline.ids import id_expr
 from vault_pipeline.llm.prompting import read_sections
 from vault_pipeline.schemas import ROLE_ARTIFACTS, SPLITS, TRAINING_EXAMPLES
@@ -61,6 +63,7 @@ class TrainingReport:
     targets: int = 0
     by_role_split: dict[str, int] = field(default_factory=dict)
     targets_without_views: list[str] = field(default_factory=list)
+    decontamination: dict[str, object] = field(default_factory=dict)
 
 
 def cited_ids(targets: list[str], records: pl.DataFrame | None,
@@ -156,9 +159,12 @@ def compute_training(splits: pl.DataFrame, views: pl.DataFrame, papers: pl.DataF
     return out, report
 
 
-def build_training(paths: VaultPaths) -> TrainingReport:
+def build_training(paths: VaultPaths, overlap: DuplicatesSettings | None = None
+                   ) -> TrainingReport:
     """Read splits, views, papers (and records, citations, role artifacts and evaluation sets
-    where present); write the table."""
+    where present); write the table, without the training targets whose views hold more
+    than the threshold of a held-out target's n-grams (``overlap``: the duplicates settings;
+    their defaults when not given)."""
     store = paths.store
     splits = store.read_required(SPLITS, ("arxiv_id", "split", "cutoff", "seed"))
     views = store.read_required("views", ("arxiv_id", "view", "text"))
@@ -167,5 +173,10 @@ def build_training(paths: VaultPaths) -> TrainingReport:
                                      store.read_optional("citations"),
                                      store.read_optional(ROLE_ARTIFACTS.name),
                                      evaluation_papers(paths))
+    found = decontaminate(splits, views, overlap or DuplicatesSettings())
+    removed = found.against_training["query"].implode()
+    frame = frame.filter(~(pl.col("split").eq("train") & pl.col("arxiv_id").is_in(removed)))
+    report.decontamination = found.summary()
+    report.rows = frame.height
     store.write(TRAINING_EXAMPLES, frame)
     return report

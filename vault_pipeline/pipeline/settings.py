@@ -261,6 +261,7 @@ SECTION_MODULES: dict[str, str] = {
     "compute": "vault_pipeline.executors.settings",
     "ideas": "vault_pipeline.llm.settings",
     "evalsets": "vault_pipeline.evalsets.settings",
+    "duplicates": "vault_pipeline.duplicates.settings",
 }
 """Where the settings of each section a stage may declare in its ``uses`` are defined, so
 that a stage reads another stage's settings through its declaration and the runner, never by

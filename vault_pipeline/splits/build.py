@@ -27,13 +27,16 @@ from vault_pipeline.papers.versions import text_before, text_dates, vault_versio
 from vault_pipeline.schemas import (
     CITATIONS,
     DOCUMENTS,
+    DUPLICATE_CLUSTERS,
+    DUPLICATE_PAIRS,
     MASKED_RECORDS,
     PAPER_VERSIONS,
     PAPERS,
     SPLITS,
+    SUBMISSIONS,
     VIEWS,
 )
-from vault_pipeline.splits import assign
+from vault_pipeline.splits import assign, leakage
 from vault_pipeline.splits.classifiers import (
     UNCLASSIFIED,
     ClassifierInput,
@@ -43,6 +46,7 @@ from vault_pipeline.splits.classifiers import (
 from vault_pipeline.splits.coverage import Coverage, coverage
 from vault_pipeline.splits.inputs import clean_views
 from vault_pipeline.splits.kinds import PaperKind
+from vault_pipeline.splits.leakage import Verdict
 from vault_pipeline.splits.settings import SplitSettings
 from vault_pipeline.store.paths import VaultPaths
 
@@ -186,10 +190,14 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
                    documents: pl.DataFrame | None, settings: SplitSettings,
                    classifier: Classifier | None = None,
                    previous: pl.DataFrame | None = None,
-                   earlier: pl.DataFrame | None = None) -> tuple[pl.DataFrame, SplitsReport]:
+                   earlier: pl.DataFrame | None = None,
+                   duplicates: dict[str, Verdict] | None = None
+                   ) -> tuple[pl.DataFrame, SplitsReport]:
     """The splits of ``papers``: a pure function of the tables and the settings (and, with
     sizes, of the previous assignment under the same cutoff and seed); ``earlier`` is the
-    `paper_versions` table, where known."""
+    `paper_versions` table, where known; ``duplicates`` the policy's verdicts on papers of
+    duplicate clusters (:mod:`.leakage`)."""
+    duplicates = duplicates or {}
     report = SplitsReport()
     for column, dtype in (("categories", pl.List(pl.String)), ("latest_version", pl.Int32),
                           ("versions", PAPERS.polars["versions"])):
@@ -229,6 +237,13 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
                      "_kinds": [REVISED]})
     for paper in before.iter_rows(named=True):
         reason = f"published {paper['published']}, before the cutoff"
+        verdict = duplicates.get(paper["arxiv_id"])
+        if verdict is not None:  # an alias: its canonical member is the vault's row
+            rows.append({"arxiv_id": paper["arxiv_id"], "split": EXCLUDED,
+                         "published": paper["published"], "version": paper["version"],
+                         "reason": f"{reason}; {verdict.reason}, so not in the index",
+                         "_kinds": [verdict.kind], "duplicate_of": verdict.duplicate_of})
+            continue
         if paper["revised"]:
             reason += (f"; revised after it (v{paper['latest_version'] or '?'} of "
                        f"{paper['updated']}): the vault holds v{paper['version']} of "
@@ -277,11 +292,16 @@ def compute_splits(papers: pl.DataFrame, views: pl.DataFrame | None,
         covered, cov_text = _coverage_verdict(cov, settings.min_cited_in_vault)
         _weigh(covered, cov_text, FEW_CITED, CITATIONS_UNKNOWN, verdicts, settings,
                report)
+        duplicate = duplicates.get(pid)
+        if duplicate is not None:
+            failures.append(duplicate.reason)
+            kinds_failed.append(duplicate.kind)
         row = {"arxiv_id": pid, "published": paper["published"],
                "version": paper["latest_version"], "paper_kind": kind.kind,
                "classifier": kind.classifier, "kind_evidence": kind.evidence,
                "kind_input_sha256": hashes[pid], "cited_works": cov.cited,
-               "cited_in_vault": cov.in_vault}
+               "cited_in_vault": cov.in_vault,
+               "duplicate_of": duplicate.duplicate_of if duplicate else None}
         if failures:
             row |= {"split": EXCLUDED, "reason": "; ".join(failures), "_kinds": kinds_failed}
         else:
@@ -364,10 +384,13 @@ def build_splits(paths: VaultPaths, settings: SplitSettings,
     papers = store.read_required(PAPERS, ("arxiv_id", "published", "updated", "title",
                                           "abstract", "categories"))
     views = store.read_optional(VIEWS)
+    dates = leakage.member_dates(papers, store.read_optional(SUBMISSIONS))
+    duplicates = leakage.verdicts(store.read_optional(DUPLICATE_CLUSTERS),
+                                  store.read_optional(DUPLICATE_PAIRS), dates, settings.cutoff)
     frame, report = compute_splits(
         papers, views, store.read_optional(MASKED_RECORDS), store.read_optional(CITATIONS),
         store.read_optional(DOCUMENTS), settings, classifier, store.read_optional(SPLITS),
-        store.read_optional(PAPER_VERSIONS))
+        store.read_optional(PAPER_VERSIONS), duplicates)
     if views is None:
         report.warnings.append("no views table: no paper can be a target yet")
     paths.store.write(SPLITS, frame)

@@ -22,7 +22,8 @@ def run_splits(paths: VaultPaths, settings: SplitSettings, context: RunContext
 
 
 STAGE = Stage(
-    "splits", "splits", inputs=("papers", "views", "masked_records", "citations", "documents"),
+    "splits", "splits", inputs=("papers", "views", "masked_records", "citations", "documents",
+                               "duplicate_clusters", "duplicate_pairs", "submissions"),
     outputs=(SPLITS,), run=run_splits, settings=SplitSettings, section=SECTION,
     uses=("ideas",),
     describe=lambda run: f"splits at {run.settings.cutoff}: {run.report.counts}",

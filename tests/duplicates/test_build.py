@@ -1,0 +1,120 @@
+"""The duplicates build: every method finds its kind of match with its evidence, clusters
+name one canonical member, and a refresh signs and compares only new texts."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import numpy as np
+import polars as pl
+
+from vault_pipeline.duplicates import records
+from vault_pipeline.duplicates.build import compute_duplicates
+from vault_pipeline.duplicates.settings import DuplicatesSettings
+
+ABSTRACT = ("We propose a routing algorithm for sparse mixture of experts layers that learns "
+            "the capacity of every expert from the load it sees during training, so that no "
+            "token is dropped when the batch is uneven, and we show how to train it end to end.")
+OTHER = ("We study black hole entropy through the entanglement of quantum fields across the "
+         "horizon and derive the area law from a lattice regularisation of the field theory.")
+
+
+class BagOfWords:
+    """A deterministic stand-in for the index's model: hashed word counts, unit length."""
+
+    name, dimension = "bag-of-words", 64
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                out[i, sum(map(ord, word)) % self.dimension] += 1
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+
+def paper(pid: str, title: str, abstract: str, published: date, author: str = "Ada Lovelace",
+          doi: str | None = None) -> dict:
+    return {"arxiv_id": pid, "title": title, "abstract": abstract, "authors": [author],
+            "doi": doi, "published": published}
+
+
+PAPERS = pl.DataFrame([
+    paper("2401.00001", "Learned Capacity for Expert Routing", ABSTRACT, date(2024, 1, 5),
+          doi="10.1000/JOURNAL.1"),
+    paper("2601.00002", "Routing Experts with Learned Capacity", ABSTRACT.replace(
+        "end to end", "jointly with the experts"), date(2026, 2, 1), author="Alan Turing"),
+    paper("2602.00003", "Black Hole Entropy", OTHER, date(2026, 2, 2)),
+    paper("2603.00004", "Learned capacity for expert routing!", "A short abstract.",
+          date(2026, 3, 3)),
+    paper("2604.00005", "Another Paper", "Unrelated words about graphs and trees.",
+          date(2026, 4, 4), author="Grace Hopper", doi="https://doi.org/10.1000/journal.1"),
+])
+SUBMISSIONS = pl.DataFrame({
+    "forum_id": ["F1"], "title": ["Anonymous submission"], "abstract": [OTHER],
+    "authors": [None], "arxiv_id": ["2602.00003v2"], "arxiv_match": ["title+author"],
+    "created": [datetime(2025, 9, 1, tzinfo=UTC)]},
+    schema_overrides={"authors": pl.List(pl.String)})
+COUNTS = pl.DataFrame({"s2_id": ["S9"], "arxiv_id": ["arXiv:2401.00001v3"], "doi": [None],
+                       "title": ["Learned Capacity"], "year": [2024]})
+
+
+def recs(papers: pl.DataFrame = PAPERS) -> pl.DataFrame:
+    return records.gather(papers, SUBMISSIONS, COUNTS)
+
+
+def run(papers: pl.DataFrame = PAPERS, stored=None, previous=None, embedder=None, **settings):
+    return compute_duplicates(recs(papers), None, None, DuplicatesSettings(**settings),
+                              stored, previous, embedder)
+
+
+def methods(pairs: pl.DataFrame) -> dict[tuple[str, str], set[str]]:
+    out: dict[tuple[str, str], set[str]] = {}
+    for a, b, m in pairs.select("a", "b", "method").iter_rows():
+        out.setdefault((a, b), set()).add(m)
+    return out
+
+
+def test_each_method_finds_its_match_with_evidence() -> None:
+    pairs, clusters, _, report = run(embedder=BagOfWords())
+    found = methods(pairs)
+    assert "minhash_abstract" in found[("2401.00001", "2601.00002")]
+    assert "semantic" in found[("2401.00001", "2601.00002")]
+    assert found[("2401.00001", "2603.00004")] == {"exact_title_author"}
+    assert found[("2401.00001", "2604.00005")] == {"exact_doi"}
+    assert "link_openreview" in found[("2602.00003", "openreview:F1")]
+    assert "exact_arxiv_id" in found[("2401.00001", "s2:S9")]
+    assert all(pairs["evidence"].str.len_chars() > 0)
+    assert report.pairs_by_method["exact_doi"] == 1
+    big = clusters.filter(pl.col("members").list.contains("2401.00001")).row(0, named=True)
+    assert big["canonical_id"] == "2401.00001"  # the earliest arXiv paper
+    assert set(big["members"]) == {"2401.00001", "2601.00002", "2603.00004", "2604.00005",
+                                   "s2:S9"}
+    assert "earliest arXiv paper" in big["why"]
+
+
+def test_refresh_compares_only_new_texts_and_keeps_stored_pairs() -> None:
+    first = PAPERS.filter(pl.col("arxiv_id") != "2601.00002")
+    pairs, _, sigs, report = run(first, embedder=BagOfWords())
+    assert report.new_by_method["minhash_abstract"] == first.height + 1  # and the forum
+    again = run(first, sigs, pairs, BagOfWords())
+    assert again[3].new_by_method == {"minhash_abstract": 0, "minhash_fulltext": 0,
+                                      "views_ngram": 0, "semantic": 0}
+    assert again[0].equals(pairs) and again[2].equals(sigs)
+    grown = run(PAPERS, sigs, pairs, BagOfWords())
+    assert grown[3].new_by_method["minhash_abstract"] == 1
+    assert grown[3].stored_by_method["minhash_abstract"] == first.height + 1
+    assert ("2401.00001", "2601.00002") in methods(grown[0])
+    assert grown[0].equals(run(PAPERS, embedder=BagOfWords())[0])  # same as from scratch
+
+
+def test_changed_settings_make_everything_new() -> None:
+    pairs, _, sigs, _ = run()
+    report = run(PAPERS, sigs, pairs, abstract_threshold=0.9)[3]
+    assert report.stored_by_method["minhash_abstract"] == 0
+
+
+def test_empty_input_gives_empty_tables() -> None:
+    pairs, clusters, sigs, report = compute_duplicates(
+        records.empty(), None, None, DuplicatesSettings(), None, None)
+    assert pairs.is_empty() and clusters.is_empty() and sigs.is_empty()
+    assert report.records == 0
