@@ -36,6 +36,12 @@ VERSION = "extractive/3"
 _MIN_CHARS, _MAX_CHARS = 20, 600
 # Sections whose sentences report what the paper found: never copied, whatever their wording.
 OUTCOME_SECTIONS = frozenset({"experiments", "discussion"})
+# The paper speaking of what it does ("We employ ...", "This study uses ..."): from there on
+# a block describes the work, not the problem it starts from.
+_OWN_WORK = re.compile(r"^\W*(?:(?:here|in this (?:paper|work|article|study)|finally|first|then"
+                       r"|next|to (?:this|that) end|to do so|specifically|in particular),?\s+)?"
+                       r"(?:we|our|this (?:paper|study|work|article|research|thesis|chapter"
+                       r"|report|letter|note))\b", re.IGNORECASE)
 # Where a paper states its problem before its method: a problem field reads only what these
 # say before the method is introduced (what fails in prior work or the setting).
 _OPENING = frozenset({"abstract", "introduction", "other"})
@@ -147,7 +153,7 @@ def _structure(texts: list[str], kinds: list[str], blocks: list[tuple[int, int]]
         if kinds[start] not in _OPENING:
             continue
         method_at = next((i for i in range(start, end) if cues.CONTRIBUTION.search(texts[i])
-                          or method_leaks(texts[i])), end)
+                          or _OWN_WORK.search(texts[i]) or method_leaks(texts[i])), end)
         before[method_at:end] = [False] * (end - method_at)
     return outcome, before
 
@@ -415,7 +421,8 @@ def decompose(paper: PaperInput) -> tuple[dict, int]:
     modules = _modules(doc)
     choices = _design_choices(doc)
     evaluation = _evaluation(doc, own_name)
-    flow = doc.pick(["method"], limit=4) or doc.pick(["abstract"], cues.CONTRIBUTION, limit=3)
+    flow = doc.pick(["method"], limit=4) or doc.pick(["abstract"], limit=4,
+                                                     where=lambda s: not s.before_method)
     theory = doc.pick(["method", "problem", "abstract"], cues.THEORY, limit=3)
     code = next((c for s in of_kind(doc.sections, "method", "problem") for c in s.code), None)
     base = next((m.group("name") for s in doc.sentences if not s.leaky

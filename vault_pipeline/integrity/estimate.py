@@ -28,7 +28,7 @@ def wilson(hits: int, total: int, z: float = Z95) -> tuple[float, float, float]:
     denominator = 1 + z * z / total
     centre = (p + z * z / (2 * total)) / denominator
     half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denominator
-    return p, max(0.0, centre - half), min(1.0, centre + half)
+    return p, max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def gate_identity() -> str:

@@ -209,7 +209,12 @@ def choose_threshold(model: RoleModel, abstracts: Sequence[dict], recall: float)
     return 0.0
 
 
-def train(train_rows: Sequence[dict], dev_rows: Sequence[dict], recall: float = 0.95,
+# The role model's share of the outcome sentences: the rules and the judge catch most of the
+# rest, so a higher share costs clean sentences for little (measured end to end on dev).
+DEV_RECALL = 0.875
+
+
+def train(train_rows: Sequence[dict], dev_rows: Sequence[dict], recall: float = DEV_RECALL,
           block_threshold: float = 0.8) -> RoleModel:
     """The role model fitted on ``train_rows``, its threshold chosen on ``dev_rows``."""
     coef, intercept = fit(train_rows)
