@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault_pipeline.audit.report import card_lines, estimate_lines
@@ -28,6 +28,7 @@ def test_wilson_matches_known_values() -> None:
     assert estimate.wilson(0, 0) == (0.0, 0.0, 1.0)
 
 
+@settings(deadline=None)  # a loaded machine must not fail a pure function
 @given(st.integers(1, 5000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
 def test_the_interval_holds_the_share(case: tuple[int, int]) -> None:
     hits, total = case

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault_pipeline.ideas.extractive import decompose
@@ -67,6 +67,7 @@ def test_features_have_one_row_per_sentence() -> None:
     assert roles.load().probabilities([[]]).shape == (0, len(roles.ROLES))
 
 
+@settings(deadline=None)  # a loaded machine must not fail a pure function
 @given(st.integers(1, 60).flatmap(lambda n: st.tuples(st.integers(0, n - 1), st.just(n))))
 def test_position_is_one_hot_in_each_group(case: tuple[int, int]) -> None:
     i, n = case
