@@ -421,8 +421,7 @@ def decompose(paper: PaperInput) -> tuple[dict, int]:
     modules = _modules(doc)
     choices = _design_choices(doc)
     evaluation = _evaluation(doc, own_name)
-    flow = doc.pick(["method"], limit=4) or doc.pick(["abstract"], limit=4,
-                                                     where=lambda s: not s.before_method)
+    flow = doc.pick(["method"], limit=4) or doc.pick(["abstract"], cues.CONTRIBUTION, limit=3)
     theory = doc.pick(["method", "problem", "abstract"], cues.THEORY, limit=3)
     code = next((c for s in of_kind(doc.sections, "method", "problem") for c in s.code), None)
     base = next((m.group("name") for s in doc.sentences if not s.leaky
