@@ -257,4 +257,14 @@ def integrity_rates(report: Mapping[str, Any] | None) -> list[tuple[str, float]]
         ("method leaks in problem views", float(
             report.get("method_leaks", {}).get("remaining_rate", 0.0))),
         ("placeholder views", float(views.get("placeholder_rate", 0.0))),
+        *_estimated(report.get("view_leak_estimate")),
     ]
+
+
+def _estimated(estimate: Mapping[str, Any] | None) -> list[tuple[str, float]]:
+    """The estimated end-to-end leak rate per domain, when measured with this gate."""
+    if not estimate or not estimate.get("current"):
+        return []
+    return [(f"result sentences reaching views or records, estimated ({domain})",
+             float(shares["result"]["rate"]))
+            for domain, shares in estimate.get("domains", {}).items() if "result" in shares]
