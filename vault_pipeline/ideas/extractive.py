@@ -42,6 +42,9 @@ _OWN_WORK = re.compile(r"^\W*(?:(?:here|in this (?:paper|work|article|study)|fin
                        r"|next|to (?:this|that) end|to do so|specifically|in particular),?\s+)?"
                        r"(?:we|our|this (?:paper|study|work|article|research|thesis|chapter"
                        r"|report|letter|note))\b", re.IGNORECASE)
+# Read without the role model: what others found (related work) is not this paper's result,
+# and a limitations section says what the design keeps (rules and judge still read both).
+_NOT_ROLE_READ = frozenset({"related", "limitations", "title"})
 # Where a paper states its problem before its method: a problem field reads only what these
 # say before the method is introduced (what fails in prior work or the setting).
 _OPENING = frozenset({"abstract", "introduction", "other"})
@@ -149,7 +152,8 @@ def _structure(texts: list[str], kinds: list[str], blocks: list[tuple[int, int]]
         if kinds[start] in OUTCOME_SECTIONS:
             outcome[start:end] = [True] * (end - start)
             continue
-        outcome[start:end] = roles.outcome_block(texts[start:end])
+        if kinds[start] not in _NOT_ROLE_READ:
+            outcome[start:end] = roles.outcome_block(texts[start:end])
         if kinds[start] not in _OPENING:
             continue
         method_at = next((i for i in range(start, end) if cues.CONTRIBUTION.search(texts[i])
