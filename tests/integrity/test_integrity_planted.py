@@ -57,6 +57,17 @@ PLANTED_RESULTS = [
     "Accuracy rose from 71.3 to 74.8 on MMLU.",
     "Perplexity should reach 11.87 on C4 if capacity is learned.",
     "The target validation perplexity is 11.87.",
+    # outcome claims without a digit: verdicts, null findings, associations, comparisons
+    "The learned router is safe, feasible, and cost-effective when experts are many.",
+    "We did not detect any token loss with the learned router.",
+    "Capacity learning has only marginal effects on training speed.",
+    "No run experienced a routing collapse.",
+    "Batch load was strongly associated with overflow in every run.",
+    "The capacity head is a better predictor of overflow than fixed capacity.",
+    "Learned capacity generalizes better to unseen batch sizes.",
+    "Seventy-three percent of experts stay under capacity.",
+    "The learned router exhibits strong transferability across model scales.",
+    "The proposed router avoids the problem effectively.",
 ]
 PLANTED_METHOD = "We propose Learned expert capacity to remove token dropping."
 PLANTED_PLANS = [

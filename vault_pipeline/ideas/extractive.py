@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from vault_pipeline.ideas import contrast, cues
 from vault_pipeline.ids import NEW_STYLE, OLD_STYLE
-from vault_pipeline.integrity import classifier
+from vault_pipeline.integrity import classifier, roles
 from vault_pipeline.integrity.leaks import (
     COUNT_WORDS,
     NUM,
@@ -32,8 +32,22 @@ from vault_pipeline.llm.inputs import PaperInput
 from vault_pipeline.llm.sections import of_kind, split_sections
 from vault_pipeline.records.masked import THESIS_MAX_WORDS, MaskedRecord
 
-VERSION = "extractive/2"
+VERSION = "extractive/3"
 _MIN_CHARS, _MAX_CHARS = 20, 600
+# Sections whose sentences report what the paper found: never copied, whatever their wording.
+OUTCOME_SECTIONS = frozenset({"experiments", "discussion"})
+# The paper speaking of what it does ("We employ ...", "This study uses ..."): from there on
+# a block describes the work, not the problem it starts from.
+_OWN_WORK = re.compile(r"^\W*(?:(?:here|in this (?:paper|work|article|study)|finally|first|then"
+                       r"|next|to (?:this|that) end|to do so|specifically|in particular),?\s+)?"
+                       r"(?:we|our|this (?:paper|study|work|article|research|thesis|chapter"
+                       r"|report|letter|note))\b", re.IGNORECASE)
+# Read without the role model: what others found (related work) is not this paper's result,
+# and a limitations section says what the design keeps (rules and judge still read both).
+_NOT_ROLE_READ = frozenset({"related", "limitations", "title"})
+# Where a paper states its problem before its method: a problem field reads only what these
+# say before the method is introduced (what fails in prior work or the setting).
+_OPENING = frozenset({"abstract", "introduction", "other"})
 _BARE_NUMBER = re.compile(r"(?<![\w.\-])[-+]?\d+(?:[.,]\d+)*\s*%?(?![\w\-])")
 _HYPER_PAIR = re.compile(
     rf"\b(?P<name>{PARAM_WORDS})\b(?:\s+(?:of|is|was|=|to|at|as|set to|fixed to|:))?\s*"
@@ -49,8 +63,10 @@ class Sentence:
     kind: str  # section kind
     heading: str
     paragraph: int  # index of the paragraph in the whole document
-    safe: bool  # no leak, no bare number, no instruction: may be copied as is
+    safe: bool  # no leak, no bare number, no instruction, no outcome: may be copied as is
     leaky: bool  # the leak checker found a result in it
+    outcome: bool = False  # in a result / conclusion block, or a results section
+    before_method: bool = True  # stands before its block introduces the paper's method
 
 
 class _Doc:
@@ -64,25 +80,31 @@ class _Doc:
         self.masked = 0
         paragraph = 0
         found: list[tuple[str, str, str, int]] = []
+        blocks: list[tuple[int, int]] = []  # (start, end) of each section's sentences
         title = " ".join(paper.title.split()).lower()
         for section in self.sections:
             # the body repeats the title as a heading over the author lines: never content
             kind = "title" if " ".join(section.heading.split()).lower() == title \
                 else section.kind
+            start = len(found)
             for text in section.paragraphs:
                 found.extend((s, kind, section.heading, paragraph) for s in sentences(text))
                 paragraph += 1
+            blocks.append((start, len(found)))
         self.judge = classifier.load()
         judge = self.judge
         judged = (judge.flags([s for s, *_ in found], strict=True) if judge
                   else [False] * len(found))
-        for (sentence, kind, heading, para), flagged in zip(found, judged, strict=True):
+        outcome, before = _structure([s for s, *_ in found], [k for _, k, *_ in found], blocks)
+        for i, ((sentence, kind, heading, para), flagged) in enumerate(
+                zip(found, judged, strict=True)):
             leaky = flagged or bool(check_sentence(sentence))
-            self.masked += leaky
-            safe = (not leaky and not residual_number(sentence)
+            self.masked += leaky or outcome[i]
+            safe = (not leaky and not outcome[i] and not residual_number(sentence)
                     and not looks_like_instruction(sentence)
                     and _MIN_CHARS <= len(sentence) <= _MAX_CHARS)
-            self.sentences.append(Sentence(sentence, kind, heading, para, safe, leaky))
+            self.sentences.append(Sentence(sentence, kind, heading, para, safe, leaky,
+                                           outcome[i], before[i]))
 
     def clean(self, text: str) -> bool:
         """Whether a text made from the paper's sentences (cut, reworded) is still free of
@@ -116,6 +138,30 @@ class _Doc:
         return out
 
 
+def _structure(texts: list[str], kinds: list[str], blocks: list[tuple[int, int]]
+               ) -> tuple[list[bool], list[bool]]:
+    """Per sentence: whether it is an outcome by where it stands (a results, experiments,
+    discussion or conclusion section, or the result / conclusion block of the abstract or
+    another section, by the sentence-role model), and whether it stands before its block
+    first introduces the paper's own method (a contribution or solution statement)."""
+    outcome = [False] * len(texts)
+    before = [True] * len(texts)
+    for start, end in blocks:
+        if start == end:
+            continue
+        if kinds[start] in OUTCOME_SECTIONS:
+            outcome[start:end] = [True] * (end - start)
+            continue
+        if kinds[start] not in _NOT_ROLE_READ:
+            outcome[start:end] = roles.outcome_block(texts[start:end])
+        if kinds[start] not in _OPENING:
+            continue
+        method_at = next((i for i in range(start, end) if cues.CONTRIBUTION.search(texts[i])
+                          or _OWN_WORK.search(texts[i]) or method_leaks(texts[i])), end)
+        before[method_at:end] = [False] * (end - method_at)
+    return outcome, before
+
+
 def _first(values: list[str]) -> str | None:
     return values[0] if values else None
 
@@ -123,7 +169,7 @@ def _first(values: list[str]) -> str | None:
 def _problem_only(name: str | None) -> Callable[[Sentence], bool]:
     """Sentences fit for a problem field: no solution statement, no name of the method."""
     terms = [name] if name else []
-    return lambda s: not method_leaks(s.text, terms)
+    return lambda s: s.before_method and not method_leaks(s.text, terms)
 
 
 def _words(text: str, limit: int) -> str:

@@ -12,4 +12,5 @@ views, training references, evaluation ideas) passes the same layers before it i
 Every finding records the layer that made it; :mod:`.report` turns them into the integrity
 report that cards and exports quote."""
 
-GATE_VERSION = "gate/1"  # part of every input hash: a changed gate judges answers again
+GATE_VERSION = "gate/2"  # part of every input hash: a changed gate judges answers again
+JUDGE_PROMPT = "judge.v2"  # the LLM judge's prompt: part of the gate key too

@@ -132,12 +132,14 @@ def _drop(value: Any, path: str, drop: set[tuple[str, str]]) -> Any:
 def gate_key(llm_judge: bool) -> str:
     """What of the gate decides an accepted answer: part of every input hash, so that a new
     rule set, gate or judge model judges the answers again."""
-    from vault_pipeline.integrity import GATE_VERSION
+    from vault_pipeline.integrity import GATE_VERSION, JUDGE_PROMPT, roles
     from vault_pipeline.integrity.leaks import RULESET_VERSION
 
     judge = classifier.load()
+    role_model = roles.load()
     return (f"{RULESET_VERSION}|{GATE_VERSION}|{judge.version if judge else 'no-judge'}"
-            f"|llm_judge={llm_judge}")
+            f"|{role_model.version if role_model else 'no-roles'}"
+            f"|llm_judge={JUDGE_PROMPT if llm_judge else False}")
 
 
 def paper_gate(paper: PaperInput, policy: FieldPolicy = MASKED_RECORD,

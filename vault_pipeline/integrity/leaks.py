@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import blingfire
 
-RULESET_VERSION = "leaks/3"
+RULESET_VERSION = "leaks/4"
 
 _F = re.IGNORECASE
 
@@ -332,6 +332,89 @@ _RULES.extend([
         r" [\w\-/ ]{0,50}?\bthan\b", _F)),
 ])
 
+# -- outcome claims without numbers: verdicts, null findings, associations, comparisons -----
+_VERDICT = (r"safe|effective|efficacious|feasible|cost-effective|well[- ]tolerated|beneficial"
+            r"|superior|successful|promising|useful|valuable|reliable|accurate|robust|efficient"
+            r"|practical|viable|suitable|able|capable|competitive|scalable|advantageous")
+_SUBJECT = (r"(?:our|the proposed|the presented|the introduced|the new|this|these|the resulting"
+            r"|the developed|the designed) (?:[\w\-]+ ){0,3}?(?:methods?|approach(?:es)?"
+            r"|models?|framework|system|technique|algorithm|scheme|tool|intervention|programm?e"
+            r"|therapy|treatment|design|strategy|procedure|solution|architecture|network"
+            r"|pipeline|estimator|classifier|detector|protocol|device|regimen)")
+_FINDING_VERB = (r"detect|find|observe|show|reveal|improve|reduce|increase|change|affect"
+                 r"|differ|alter|predict|lead|result|reach|demonstrate|yield|influence|benefit"
+                 r"|help|correlate|decrease|enhance|prevent|support|confirm|achieve|exceed"
+                 r"|outperform|perform|work|succeed|converge|generali[sz]e|transfer")
+_RULES.extend([
+    ("efficacy_verdict", re.compile(
+        rf"(?<!has )(?<!have )\b(?:was|were|proved|proven|appeared|remained|turned out)\s+"
+        rf"(?:to be\s+)?(?:\w+\s+)?"
+        rf"(?:an?\s+)?(?:{_VERDICT})\b"
+        rf"|\b{_SUBJECT} (?:is|are|proves|appears|remains|seems|has proven) (?:\w+ )?"
+        rf"(?:an? )?(?:{_VERDICT}|better|faster|more \w+)\b"
+        rf"|\b(?:is|are) (?:{_VERDICT}), (?:(?:{_VERDICT}),? )*(?:and|or) (?:{_VERDICT})\b"
+        rf"|\b(?:is|are|was|were) (?:an? )?(?:safe and effective|effective and safe|well tolerated)"
+        rf"|\b(?:effectively|successfully|efficiently|significantly|substantially|greatly"
+        rf"|dramatically|markedly|consistently|reliably) (?:avoid|solv|resolv|address|overcom"
+        rf"|alleviat|mitigat|handl|tackl|eliminat|reduc|improv|enhanc|increas|decreas|prevent"
+        rf"|captur|outperform|surpass|boost|lower)\w*"
+        rf"|\b(?:avoid|solv|resolv|overcom|alleviat|mitigat|eliminat)\w* (?:\w+ ){{0,4}}?"
+        rf"(?:effectively|successfully|efficiently|completely|entirely)\b", _F)),
+    ("null_finding", re.compile(
+        rf"\bdid not (?:significantly |substantially |materially |meaningfully )?"
+        rf"(?:{_FINDING_VERB})\w*"
+        r"|\bno (?:statistically )?(?:significant|measurable|detectable|appreciable|relevant"
+        r"|meaningful|notable|marked|major|clinically \w+) (?:\w+ )?(?:differences?|effects?"
+        r"|changes?|associations?|improvements?|benefits?|correlations?|reductions?"
+        r"|increases?|relationships?|impact|influence|toxicit\w+|adverse \w+|gains?)"
+        r"|\b(?:had|have|has|showed|exerted|produced|yielded|made) (?:only )?(?:no|little|marginal"
+        r"|minimal|negligible|limited|modest|minor|small|weak|slight) (?:\w+ )?(?:effects?"
+        r"|impact|influence|benefits?|improvements?|differences?|gains?|role|contribution)"
+        r"|\bonly (?:marginal|minimal|negligible|modest|minor|slight|small) (?:\w+ )?(?:effects?"
+        r"|impact|improvements?|gains?|benefits?|differences?)"
+        r"|\b(?:no|none of the) (?:[\w\-]+ ){0,2}?(?:patients?|participants?|subjects?"
+        r"|animals?|mice|rats|children|cases|users|respondents|volunteers|women|men)\b"
+        r"(?: \w+){0,2}? (?:had|needed|presented|showed)\b"
+        r"|\b(?:no|none of the) (?:[\w\-]+ ){0,2}?[\w\-]+ (?:experienced|developed|reported"
+        r"|died|required|suffered|relapsed|responded|diverged|collapsed|crashed)\b"
+        r"|\b(?:was|were) not (?:\w+ )?(?:associated|correlated|significant\w*|different"
+        r"|effective|observed|detected|found|affected|altered|changed|improved|reduced"
+        r"|increased|superior|inferior)\b"
+        r"|\b(?:failed|fail) to (?:show|demonstrate|detect|find|achieve|yield|produce|reduce"
+        r"|increase|affect|alter|change|reach significance)", _F)),
+    ("association", re.compile(
+        r"\b(?:was|were) (?:\w+ ){0,2}?(?:associated|correlated|linked|related|predictive)"
+        r" (?:with|to|of)\b"
+        r"|\b(?:predicted|predicts) (?:\w+ ){0,4}?(?:at|over|during|after) (?:the )?(?:\w+ )?"
+        r"(?:follow-up|followup|months?|years?|weeks?)"
+        r"|\b(?:independently|significantly|strongly|best|positively|negatively|inversely)"
+        r" (?:predicted|correlated|associated)\b"
+        r"|\b(?:increased|improved|enhanced|reduced|decreased) (?:the )?predictab\w+"
+        r"|\b(?:is|was|are|were) an? (?:better|stronger|weaker|worse|good|strong|independent"
+        r"|significant|reliable|useful|poor) predictors? of"
+        r"|\b(?:significant|strong|positive|negative|inverse|weak|moderate|clear)"
+        r" (?:associations?|correlations?|relationships?) (?:was|were|between|with)\b", _F)),
+    ("comparison_words", re.compile(
+        r"\b(?:generali[sz]\w*|transfer\w*|scal(?:es|ed)|works?|worked|performs?|performed"
+        r"|fares?|fared|converges?|converged|adapts?|adapted) (?:much |significantly "
+        r"|substantially |considerably |slightly |far |consistently )?(?:better|worse)\b"
+        r"|(?<!have )(?<!has )(?<!had )\b(?:exhibit|show|demonstrat|display|achiev|yield"
+        r"|provid|deliver|attain)(?:s|es|ed|ing)? (?:\w+ )?(?:strong|excellent|good|high"
+        r"|superior|remarkable|impressive|robust|great|better|improved|competitive|promising"
+        r"|significant|considerable|outstanding|favou?rable|satisfactory|encouraging)"
+        r" (?:\w+ )?(?:transferability|generali[sz]ation|robustness|performance|accuracy"
+        r"|results?|efficiency|effectiveness|efficacy|improvements?|gains?|stability"
+        r"|scalability|agreement|outcomes?|reliability|validity|capabilit\w+)"
+        r"|\bthe (?:best|worst|highest|lowest|strongest|most accurate|most effective)"
+        r" (?:\w+ )?(?:was|were|is|are)\b", _F)),
+    ("share_in_words", re.compile(
+        r"\b(?:the (?:vast )?majority|most|half|two[- ]thirds|one[- ]third|a third|a quarter"
+        r"|three[- ]quarters|a minority|nearly all|almost all) of (?:the |all )?(?:\w+ )?"
+        r"(?:patients|participants|subjects|respondents|users|cases|students|children|women|men"
+        r"|responders|annotators|raters)\b(?: \w+){0,2}? (?:were|had|reported|showed"
+        r"|experienced|developed|achieved|did|preferred|rated|agreed|responded|improved)\b", _F)),
+])
+
 # Rules that say a result whatever the voice of the sentence.
 _ALWAYS = {"uncertainty", "table_row"}
 # Rules read on the sentence as written (blanking `p < 0.01` as a setting would hide it).
@@ -449,7 +532,8 @@ _CLAUSE = re.compile(r"\s*[;:]\s*|,\s+(?=(?:and|but|while|whereas|yet|although)\
 # Shapes a prediction does not use: a prediction field alone does not excuse them.
 _OUTCOME_IN_WORDS = {"number_words", "qualitative_outcome", "rank", "convergence", "ratio",
                      "results_reference", "theory_result", "count_found",
-                     "narrated_outcome", "outcome_size"}
+                     "narrated_outcome", "outcome_size", "efficacy_verdict", "null_finding",
+                     "association", "comparison_words", "share_in_words"}
 
 
 def residual_number(sentence: str) -> bool:

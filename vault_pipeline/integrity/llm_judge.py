@@ -1,6 +1,6 @@
 """The judge layer with an LLM backend: one batched, JSON-schema-constrained pass over the
 sentences of every record a round accepted, through the same backend that wrote them
-(prompt `judge.v1`). A sentence labelled an observed outcome is a finding of layer `judge`;
+(prompt `judge.v2`). A sentence labelled an observed outcome is a finding of layer `judge`;
 the record is then asked again with the reason, or masked, like any other leak.
 
 An unusable judge answer (an error, invalid JSON, missing verdicts) flags nothing and is
@@ -13,12 +13,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from vault_pipeline.integrity import JUDGE_PROMPT
 from vault_pipeline.integrity.gate import Flagged, Gate
 from vault_pipeline.integrity.leaks import Finding
 from vault_pipeline.llm.backends.base import Backend, Request
 from vault_pipeline.llm.prompting import Prompt, load_prompt
 
-PROMPT = "judge.v1"
+PROMPT = JUDGE_PROMPT
 SCHEMA_NAME = "sentence_verdicts"
 OUTCOME = "observed_outcome"
 LABELS = [OUTCOME, "plan", "hypothesis", "mechanism", "setup", "other"]

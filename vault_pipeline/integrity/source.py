@@ -2,7 +2,8 @@
 anything made from it.
 
 The results context of a paper is the text where it reports outcomes: the sentences of its
-abstract (and body) that the rules or the judge flag as results, every sentence of its
+abstract (and body) that the rules or the judge flag as results, those of its abstract's
+result and conclusion block (by the sentence-role model, :mod:`.roles`), every sentence of its
 results / experiments / discussion sections, its table rows and its captions. From it come
 the figures it reports (numbers left once years, names, references and set-up values are
 blanked) and its outcome phrases (runs of five content words with an outcome word in them).
@@ -16,6 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from vault_pipeline.integrity import roles
 from vault_pipeline.integrity.leaks import _FIGURE, Finding, _neutralise, check_sentence, sentences
 from vault_pipeline.llm.inputs import PaperInput
 from vault_pipeline.llm.sections import split_sections
@@ -91,8 +93,9 @@ EMPTY = ResultsContext(frozenset(), frozenset(), 0)
 
 def _result_lines(paper: PaperInput) -> Iterable[tuple[str, bool]]:
     """(text, always) pairs: always=True where the text is results context by position."""
-    for sentence in sentences(paper.abstract or ""):
-        yield sentence, False
+    abstract = sentences(paper.abstract or "")
+    # the abstract's result and conclusion block is results context by where it stands
+    yield from zip(abstract, roles.outcome_block(abstract), strict=True)
     if not paper.text:
         return
     for section in split_sections(paper.text):
