@@ -1015,9 +1015,12 @@ EVAL_RUN_METRICS = TableSchema(
         Column("task", _str, "Task or derived score.", False),
         Column("input", _str, "Input representation.", False),
         Column("metric", _str, "e.g. `pearson`, `spearman`, `kendall`, `mse`, `inflation`, "
-               "`auc`, `kappa_fixed`, `kappa_matched`, `f1_macro`, `f1_weighted`, "
-               "`reject_recall`, `accuracy`, `pair_accuracy_easy`, `best_accuracy`, "
-               "`ranking_kendall`.", False),
+               "`auc`, at the accept threshold `accuracy`, `balanced_accuracy`, "
+               "`always_reject_accuracy` (the baseline that rejects every paper), "
+               "`accuracy_over_always_reject`, `kappa_fixed`, `f1_macro`, `f1_weighted`, "
+               "`reject_recall`, at the base-rate-matched cut `matched_cut`, "
+               "`kappa_matched`, `f1_macro_matched`; InnoEval `accuracy`, "
+               "`pair_accuracy_easy`, `best_accuracy`, `ranking_kendall`.", False),
         Column("value", pa.float64(), "The value (null when undefined, e.g. one class)."),
         Column("ci_low", pa.float64(), "Bootstrap 2.5th percentile."),
         Column("ci_high", pa.float64(), "Bootstrap 97.5th percentile."),

@@ -27,9 +27,13 @@ from vault_pipeline.store.paths import VaultPaths
 
 FORMATS = ("html", "md")
 REVIEW_ROWS = ("direct", "anchor", "group", "elo", "bradley_terry", "swiss")
-REVIEW_COLUMNS = ("pearson", "spearman", "kendall", "mse", "inflation", "auc", "kappa_fixed",
-                  "kappa_matched", "f1_macro", "f1_weighted", "reject_recall",
+REVIEW_COLUMNS = ("pearson", "spearman", "kendall", "mse", "inflation", "auc",
                   "partial_pearson_length", "icc_2_1_retest")
+# the review-paradigm study's decision table: at the accept threshold beside the always-reject
+# baseline, then at each paradigm's base-rate-matched cut
+DECISION_COLUMNS = ("accuracy", "always_reject_accuracy", "accuracy_over_always_reject",
+                    "balanced_accuracy", "kappa_fixed", "f1_macro", "f1_weighted",
+                    "reject_recall", "matched_cut", "kappa_matched", "f1_macro_matched")
 INPUT_COLUMNS = ("pearson", "spearman", "kendall", "mse", "inflation", "kappa_matched")
 IDEA_ROWS = ("idea_point3", "idea_point2", "idea_pair", "idea_group_best",
              "idea_group_ranking")
@@ -217,14 +221,22 @@ def report_blocks(paths: VaultPaths, run_id: str, with_figures: bool = True) -> 
         Text(noise_ceiling(paths))]
     rated = metrics.filter(pl.col("task").is_in(list(REVIEW_ROWS)))
     for source in _inputs_of(rated):
+        part = rated.filter(pl.col("input") == source)
         blocks += [Heading(f"Input: {source} ({INPUT_WORDS[source]})", 3),
-                   metrics_table(rated.filter(pl.col("input") == source), REVIEW_ROWS,
-                                 REVIEW_COLUMNS)]
+                   metrics_table(part, REVIEW_ROWS, REVIEW_COLUMNS),
+                   Text("Accept / reject decisions:"),
+                   metrics_table(part, REVIEW_ROWS, DECISION_COLUMNS)]
     blocks += [
         Text("Elo, Bradley-Terry and Swiss strengths are min-max mapped onto 1-10, as in the "
              "study: their MSE and inflation reflect that mapping as much as the judgments. "
-             "κ at the fixed threshold uses the accept threshold; the matched κ accepts as "
-             "many papers as the humans did. Brackets: seeded bootstrap 95% intervals."),
+             "Decisions at the fixed threshold accept a paper whose prediction reaches the "
+             "accept threshold, as for the human mean; `always_reject_accuracy` is the "
+             "trivial baseline's (the human reject share) on the same papers and "
+             "`accuracy_over_always_reject` the paired difference. The matched cut is the "
+             "study's base-rate-matched threshold: of the cuts at each distinct prediction, "
+             "the one whose predicted reject share is closest to the human one (tied "
+             "predictions stay on one side, so no tie order decides it). Brackets: seeded "
+             "bootstrap 95% intervals."),
         Heading("Inputs compared", 3),
         Text("Each metric averaged over the paradigms run on the input (the study's input "
              "comparison)."),
@@ -282,7 +294,8 @@ def headline(paths: VaultPaths, run_id: str) -> list[dict[str, object]]:
 
 
 HEADLINE = ("spearman", "pearson", "mse", "inflation", "kappa_matched", "accuracy",
-            "pair_accuracy", "best_accuracy", "ranking_kendall")
+            "always_reject_accuracy", "balanced_accuracy", "pair_accuracy", "best_accuracy",
+            "ranking_kendall")
 
 
 def write_blocks(blocks: list[Block], target: Path, fmt: str, title: str) -> Path:
