@@ -15,6 +15,7 @@ from sklearn.metrics import balanced_accuracy_score, cohen_kappa_score, f1_score
 
 from vault_pipeline.evalruns import metrics as m
 from vault_pipeline.evalruns.scores import bradley_terry, elo
+from vault_pipeline.evalruns.swiss import pair_round
 from vault_pipeline.evalruns.tasks import elo_schedule, group_units, input_texts
 
 
@@ -194,13 +195,60 @@ def test_partial_correlation_and_wilcoxon_against_their_formulas() -> None:
 
 
 def test_swiss_pairs_equal_standings_without_repeats() -> None:
-    from vault_pipeline.evalruns.swiss import pair_round
-
     pairs, bye = pair_round(["a", "b", "c", "d", "e"], {frozenset(("a", "b"))})
     assert pairs == [("a", "c"), ("b", "d")] and bye == "e"
     # when every partner left was met already, the next one is taken
     pairs, bye = pair_round(["a", "b"], {frozenset(("a", "b"))})
     assert pairs == [("a", "b")] and bye is None
+    assert pair_round([], set()) == ([], None) and pair_round(["a"], set()) == ([], "a")
+
+
+def _met(*pairs: str) -> set[frozenset[str]]:
+    return {frozenset(p) for p in pairs}
+
+
+def test_swiss_avoids_a_repeat_the_greedy_leftovers_would_make() -> None:
+    # greedy down the standings: a meets c (a-b met), which leaves b-d, met before
+    pairs, _ = pair_round(["a", "b", "c", "d"], _met("ab", "cd", "bd"))
+    assert pairs == [("a", "d"), ("b", "c")]
+    # the same across blocks: the first block alone can only pair b-d again
+    order = ["a", "b", "c", "d", "e", "f"]
+    pairs, _ = pair_round(order, _met("ab", "cd", "bd", "ac"), block=2)
+    assert not {frozenset(p) for p in pairs} & _met("ab", "cd", "bd", "ac")
+
+
+def test_swiss_never_pairs_a_failed_match_again_while_another_pairing_is_left() -> None:
+    everyone = _met("ab", "ac", "ad", "bc", "bd", "cd")
+    # every pairing is a repeat; a-b failed: the neighbours' pairing a-b + c-d is not made
+    pairs, _ = pair_round(["a", "b", "c", "d"], everyone, failed=_met("ab"))
+    assert pairs == [("a", "c"), ("b", "d")]
+    # the paper that sat out before does not sit out again
+    _, bye = pair_round(["a", "b", "c"], set(), byes={"c"})
+    assert bye == "b"
+
+
+def _repeat_free_exists(players: list[str], met: set[frozenset[str]]) -> bool:
+    if len(players) < 2:
+        return True
+    if len(players) % 2:  # someone sits out
+        return any(_repeat_free_exists(players[:i] + players[i + 1:], met)
+                   for i in range(len(players)))
+    first, rest = players[0], players[1:]
+    return any(frozenset((first, other)) not in met
+               and _repeat_free_exists([p for p in rest if p != other], met) for other in rest)
+
+
+@settings(deadline=None, max_examples=80)
+@given(st.integers(2, 9), st.sets(st.tuples(st.integers(0, 8), st.integers(0, 8))),
+       st.sampled_from([2, 4, 32]))
+def test_swiss_repeats_only_when_no_pairing_avoids_them(size, edges, block) -> None:
+    order = [f"p{i}" for i in range(size)]
+    met = {frozenset((f"p{a}", f"p{b}")) for a, b in edges if a != b and max(a, b) < size}
+    pairs, bye = pair_round(order, met, block=block)
+    seen = [f for p in pairs for f in p] + ([bye] if bye is not None else [])
+    assert sorted(seen) == sorted(order) and len(pairs) == size // 2
+    repeats = sum(frozenset(p) in met for p in pairs)
+    assert repeats == 0 or not _repeat_free_exists(order, met)
 
 
 def test_bootstrap_of_all_resamples_at_once_equals_one_by_one() -> None:
