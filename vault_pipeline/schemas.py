@@ -882,6 +882,18 @@ EVAL_CARDS = TableSchema(
     ),
 )
 
+_METERED = (  # what a call spent: every attempt counts, a quarantined call's too
+    Column("tokens_in", pa.int64(), "Prompt tokens of every attempt (re-asks and plain "
+           "retries included), as reported."),
+    Column("tokens_out", pa.int64(), "Completion tokens of every attempt."),
+    Column("cost", pa.float64(), "Price of those tokens at the run's `price_in` / "
+           "`price_out` (per million tokens); null when the run set no price (a summary: "
+           "or another summarizer than the evaluator wrote it)."),
+    Column("seconds", pa.float64(), "Seconds the backend spent on every attempt: each "
+           "request's own time where the backend measures it (HTTP retries and back-off "
+           "included), else its share of its batch's wall time."),
+)
+
 _SUMMARY_UNIT = (
     Column("summary_id", _str, "`<forum>:<kind>:<backend>/<model>`: one summary of one paper "
            "by one summarizer (a new text or prompt replaces it).", False),
@@ -911,8 +923,7 @@ EVAL_SUMMARIES = TableSchema(
                "headings, each on its own line).", False),
         Column("answer", _str, "The schema-valid answer as JSON.", False),
         Column("words", pa.int32(), "Words of `summary`.", False),
-        Column("tokens_in", pa.int64(), "Prompt tokens of every attempt, as reported."),
-        Column("tokens_out", pa.int64(), "Completion tokens of every attempt."),
+        *_METERED,
         Column("created_at", _ts, "When it was made.", False),
     ),
 )
@@ -926,6 +937,7 @@ EVAL_SUMMARY_FAILURES = TableSchema(
         Column("reason", _str, "Why the last answer was rejected.", False),
         Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
         Column("raw_answer", _str, "The last answer exactly as returned."),
+        *_METERED,
         Column("failed_at", _ts, "When it was quarantined.", False),
     ),
 )
@@ -962,10 +974,10 @@ EVAL_RUN_CALLS = TableSchema(
     (
         *_RUN_UNIT,
         Column("answer", _str, "The schema-valid answer as JSON.", False),
-        Column("tokens_in", pa.int64(), "Prompt tokens of every attempt, as reported."),
-        Column("tokens_out", pa.int64(), "Completion tokens of every attempt."),
-        Column("cost", pa.float64(), "Price of those tokens at the run's `price_in` / "
-               "`price_out` (per million tokens); null when the run set no price."),
+        *_METERED,
+        Column("answered_at", _ts, "When the accepted answer came back from the backend "
+               "(the order comparisons were returned in, for Elo's `elo_order = "
+               "returned`)."),
         Column("created_at", _ts, "When it was answered.", False),
     ),
 )
@@ -973,13 +985,15 @@ EVAL_RUN_CALLS = TableSchema(
 EVAL_RUN_CALL_FAILURES = TableSchema(
     "eval_run_call_failures",
     "Calls of the evaluation runs with no valid answer after every re-ask (invalid JSON, "
-    "refusals, out-of-range values): quarantined with the last raw answer; the metrics "
-    "count them as missing.",
+    "refusals, out-of-range values, transport errors after their plain retries): "
+    "quarantined with the last raw answer and what their attempts spent; the metrics count "
+    "them as missing.",
     (
         *_RUN_UNIT,
         Column("reason", _str, "Why the last answer was rejected.", False),
         Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
         Column("raw_answer", _str, "The last answer exactly as returned."),
+        *_METERED,
         Column("failed_at", _ts, "When it was quarantined.", False),
     ),
 )

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn.metrics import balanced_accuracy_score, cohen_kappa_score, f1_score, roc_auc_score
 
+from vault_pipeline.errors import VaultError
 from vault_pipeline.evalruns import metrics as m
 from vault_pipeline.evalruns.scores import bradley_terry, elo
 from vault_pipeline.evalruns.swiss import pair_round
@@ -29,6 +30,35 @@ def test_elo_k32_matches_the_hand_computed_sequence() -> None:
     assert ratings["C"] == pytest.approx(1484.7668, abs=1e-3)
     # order matters for Elo
     assert elo([("A", "C", 0.5), ("B", "C", 1.0), ("A", "B", 1.0)])["A"] != ratings["A"]
+
+
+def test_elo_replays_the_schedule_by_default_or_the_order_answers_came_back() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from vault_pipeline.evalruns.results import predictions, to_scale
+    from vault_pipeline.evalruns.settings import EvalRunSettings
+
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    games = [("A", "B", "A", 3), ("B", "C", "A", 1), ("A", "C", "tie", 2), ("C", "B", "B", None)]
+    calls = [{"task": "elo", "repeat": 0, "input": "abstract", "item_id": f"m{n:05d}",
+              "items": [a, b], "answer": {"better": better},
+              "answered_at": None if late is None else start + timedelta(seconds=late)}
+             for n, (a, b, better, late) in enumerate(games)]
+    outcome = {"A": 1.0, "B": 0.0, "tie": 0.5}
+
+    def ratings(order: str) -> dict[str, float]:
+        rows = predictions("r", calls, {}, EvalRunSettings(elo_order=order))
+        return {r["item_id"]: r["predicted"] for r in rows if r["task"] == "elo"}
+
+    played = [(a, b, outcome[w]) for a, b, w, _ in games]
+    assert ratings("schedule") == pytest.approx(to_scale(elo(played)))
+    # returned: 1 s, 2 s, 3 s, then the one without a return time
+    back = [played[1], played[2], played[0], played[3]]
+    assert ratings("returned") == pytest.approx(to_scale(elo(back)))
+    assert ratings("returned") != pytest.approx(ratings("schedule"))
+    assert EvalRunSettings().elo_order == "schedule"
+    with pytest.raises(VaultError, match="elo_order"):
+        EvalRunSettings(elo_order="random")
 
 
 def test_bradley_terry_recovers_known_strengths_in_any_order() -> None:

@@ -22,6 +22,7 @@ from vault_pipeline.schemas import (
     EVAL_RUN_METRICS,
     EVAL_RUN_PREDICTIONS,
     EVAL_SUMMARIES,
+    EVAL_SUMMARY_FAILURES,
 )
 from vault_pipeline.store.paths import VaultPaths
 
@@ -143,36 +144,69 @@ def bin_table(bins: pl.DataFrame, source: str) -> Table:
                  empty="no rating predictions")
 
 
+_SPENT = ("attempts", "tokens_in", "tokens_out", "cost", "seconds")
+
+
+def _spent(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Sums of what the rows spent per ``keys`` (columns an older table lacks: nulls)."""
+    missing = [pl.lit(None, pl.Float64).alias(c) for c in _SPENT if c not in frame.columns]
+    return frame.with_columns(missing).group_by(keys).agg(
+        rows=pl.len(), **{c: pl.col(c).sum() for c in _SPENT})
+
+
+def _money(value: float | None) -> str:
+    return f"{value:.4f}" if value else "–"
+
+
 def cost_table(paths: VaultPaths, run_id: str) -> tuple[Table, str]:
+    """Calls, attempts, tokens, cost and seconds per task and input: every attempt, of an
+    answered call or a quarantined one, with the quarantined calls' share beside."""
     calls = paths.store.read(EVAL_RUN_CALLS).filter(pl.col("run_id") == run_id)
     failed = paths.store.read(EVAL_RUN_CALL_FAILURES).filter(pl.col("run_id") == run_id)
-    summary = calls.group_by("task", "input").agg(
-        answered=pl.len(), attempts=pl.col("attempts").sum(),
-        tokens_in=pl.col("tokens_in").sum(), tokens_out=pl.col("tokens_out").sum(),
-        cost=pl.col("cost").sum())
-    quarantined = {(t, i): n for t, i, n in failed.group_by("task", "input").len().rows()}
+    keys = ["task", "input"]
+    answered = {(r["task"], r["input"]): r for r in _spent(calls, keys).iter_rows(named=True)}
+    lost = {(r["task"], r["input"]): r for r in _spent(failed, keys).iter_rows(named=True)}
+    none = dict.fromkeys(("rows", *_SPENT), 0)
     rows = []
-    for row in summary.sort("task", "input").iter_rows(named=True):
-        rows.append([row["task"], row["input"], str(row["answered"]),
-                     str(quarantined.get((row["task"], row["input"]), 0)),
-                     str(row["attempts"]), f"{row['tokens_in']:,}", f"{row['tokens_out']:,}",
-                     f"{row['cost']:.4f}" if row["cost"] else "–"])
+    for cell in sorted(set(answered) | set(lost)):
+        ok, bad = answered.get(cell, none), lost.get(cell, none)
+        both = {c: (ok[c] or 0) + (bad[c] or 0) for c in _SPENT}
+        rows.append([*cell, str(ok["rows"]), str(bad["rows"]), str(both["attempts"]),
+                     f"{both['tokens_in']:,}", f"{both['tokens_out']:,}",
+                     f"{bad['tokens_in'] + bad['tokens_out']:,}", _money(both["cost"]),
+                     f"{both['seconds']:.1f}"])
     model = calls.get_column("model").unique().sort().to_list()
     return (Table(["task", "input", "answered", "quarantined", "attempts", "tokens in",
-                   "tokens out", "cost"], rows),
-            f"Evaluator: {', '.join(map(str, model)) or '–'}.")
+                   "tokens out", "of them quarantined", "cost", "seconds"], rows),
+            f"Evaluator: {', '.join(map(str, model)) or '–'}. Every attempt counts: re-asks, "
+            "plain retries and the quarantined calls' attempts are in the tokens, cost and "
+            "seconds (seconds: each call's own time, so concurrent calls add up to more "
+            "than the wall time).")
 
 
 def summaries_table(paths: VaultPaths, forums: list[str]) -> Table:
-    """The summaries of the run's papers in the shared cache, by kind and summarizer."""
+    """The summaries of the run's papers in the shared cache, by kind and summarizer, with
+    what every attempt spent (the quarantined summaries' included)."""
+    keys = ["kind", "backend", "model", "prompt_version"]
     made = paths.store.read(EVAL_SUMMARIES).filter(pl.col("forum_id").is_in(forums))
-    rows = [[k, f"{b}/{m}", p, str(n), f"{w:.0f}", f"{ti or 0:,}", f"{to or 0:,}"]
-            for k, b, m, p, n, w, ti, to in made.group_by(
-                "kind", "backend", "model", "prompt_version").agg(
-                pl.len(), pl.col("words").mean(), pl.col("tokens_in").sum(),
-                pl.col("tokens_out").sum()).sort("kind", "backend", "model").rows()]
-    return Table(["kind", "summarizer", "prompt", "summaries", "mean words", "tokens in",
-                  "tokens out"], rows, empty="no summaries (abstract input only)")
+    failed = paths.store.read(EVAL_SUMMARY_FAILURES).filter(pl.col("forum_id").is_in(forums))
+    words = dict(((k, b, m, p), w) for k, b, m, p, w in made.group_by(keys).agg(
+        pl.col("words").mean()).rows())
+    ok = {tuple(r[k] for k in keys): r for r in _spent(made, keys).iter_rows(named=True)}
+    bad = {tuple(r[k] for k in keys): r for r in _spent(failed, keys).iter_rows(named=True)}
+    none = dict.fromkeys(("rows", *_SPENT), 0)
+    rows = []
+    for key in sorted(set(ok) | set(bad)):
+        a, b = ok.get(key, none), bad.get(key, none)
+        kind, backend, model, prompt = key
+        rows.append([kind, f"{backend}/{model}", prompt, str(a["rows"]), str(b["rows"]),
+                     f"{words.get(key) or 0:.0f}",
+                     f"{(a['tokens_in'] or 0) + (b['tokens_in'] or 0):,}",
+                     f"{(a['tokens_out'] or 0) + (b['tokens_out'] or 0):,}",
+                     _money((a["cost"] or 0) + (b["cost"] or 0))])
+    return Table(["kind", "summarizer", "prompt", "summaries", "quarantined", "mean words",
+                  "tokens in", "tokens out", "cost"], rows,
+                 empty="no summaries (abstract input only)")
 
 
 def noise_ceiling(paths: VaultPaths) -> str:

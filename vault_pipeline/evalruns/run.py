@@ -244,11 +244,10 @@ class _Asker:
                                 lambda _: _OPEN, SPECS[task].model)
             self.report.timed((task, source), time.perf_counter() - started)
             for done in outcome.accepted:
-                tokens = self.metered.tokens[done.request.custom_id]
-                records.append(self._row(done.request.custom_id, done.attempts) | {
+                key = done.request.custom_id
+                records.append(self._row(key, done.attempts) | {
                     "answer": json.dumps(done.record.model_dump(), sort_keys=True),
-                    "tokens_in": tokens[0], "tokens_out": tokens[1],
-                    "cost": self.settings.cost(tokens[0], tokens[1]), "created_at": now()})
+                    "answered_at": self.metered.answered_at(key), "created_at": now()})
             for bad in outcome.rejected:
                 failures.append(self._row(bad.request.custom_id, bad.attempts) | {
                     "reason": bad.reasons[-1], "reasons": bad.reasons,
@@ -262,7 +261,7 @@ class _Asker:
                 "items": list(unit.items),
                 "repeat": self.repeat, "backend": self.engine.name, "model": self.engine.model,
                 "prompt_version": prompt.version, "prompt_sha256": prompt.sha256,
-                "attempts": attempts}
+                "attempts": attempts} | self.metered.spent(key, self.settings.cost)
 
 
 def _check_budget(paths: VaultPaths, settings: EvalRunSettings, requests: list[Request],

@@ -57,7 +57,8 @@ class EvalSetsSettings(StageSettings):
     """`exclude` withdrawn and desk-rejected submissions, or `label` them as labels of their own."""
     pair_quota: dict[str, int] = field(default_factory=lambda: {  # totals over idea_venues
         "reject-oral": 172, "poster-oral": 69, "reject-poster": 67, "poster-spotlight": 64})
-    """Pairs per pair type (lower-higher label), in total over the idea venues (InnoEval's released 372)."""
+    """Pairs per pair type (lower-higher label), in total over the idea venues (InnoEval's
+    released 372)."""
     pair_min_similarity: float | None = None  # floor for every pair; None: none
     """Least similarity of any pair's two ideas; unset: no floor."""
     hard_pair_min_similarity: float | None = 0.4  # floor for hard pairs (close topics)
