@@ -332,6 +332,7 @@ def test_each_paradigm_runs_on_each_input_with_cached_summaries(
     assert summaries.height + failed.height == 2 * sample  # made by the evaluator's backend
     assert len(server.requests["eval_summary_vanilla"]) >= sample
     assert report.summaries_missing == failed.height > 0  # a refusal is quarantined
+    assert failed.get_column("tokens_in").min() >= 1000  # what its attempts spent, kept
     calls = pl.concat([table(sets, "eval_run_calls", "inputs"),
                        table(sets, "eval_run_call_failures", "inputs")], how="diagonal")
     direct = dict(calls.filter(pl.col("task") == "direct").group_by("input").len().rows())
