@@ -673,6 +673,9 @@ EVAL_POINTWISE = TableSchema(
         Column("label_binary", _str, "`Reject` or `Accept`.", False),
         *_RATING_COLUMNS,
         _idea_struct("idea", "The six-part idea (no results)."),
+        Column("idea_note", _str, "Why the idea is incomplete: the parts the submission "
+               "does not state, or why its extraction was quarantined (then `idea` is "
+               "null; the runs' idea tasks leave it out); null when complete."),
         Column("seed", pa.int64(), "Seed of the sample.", False),
     ),
 )
@@ -702,6 +705,10 @@ EVAL_PAIRWISE = TableSchema(
         Column("mean_rating_b", pa.float64(), "Mean reviewer rating of the second."),
         _idea_struct("idea_a", "Six-part idea of the first."),
         _idea_struct("idea_b", "Six-part idea of the second."),
+        Column("idea_note_a", _str, "Why the first one's idea is incomplete (as "
+               "`eval_pointwise.idea_note`; `idea_a` null when quarantined)."),
+        Column("idea_note_b", _str, "Why the second one's idea is incomplete (as "
+               "`eval_pointwise.idea_note`; `idea_b` null when quarantined)."),
         Column("seed", pa.int64(), "Seed of the sample and of the order.", False),
     ),
 )
@@ -736,6 +743,9 @@ EVAL_GROUPWISE = TableSchema(
         *_SUBMISSION_COLUMNS[2:],
         *_RATING_COLUMNS,
         _idea_struct("idea", "Six-part idea of this member."),
+        Column("idea_note", _str, "Why the idea is incomplete: the parts the submission "
+               "does not state, or why its extraction was quarantined (then `idea` is "
+               "null; the runs' idea tasks leave it out); null when complete."),
         Column("seed", pa.int64(), "Seed of the query sample and of the order.", False),
     ),
 )

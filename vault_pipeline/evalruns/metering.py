@@ -36,6 +36,8 @@ class RunReport:
     summaries_made: int = 0  # summaries written this run (the rest came from the cache)
     summaries_reused: int = 0
     summaries_missing: int = 0  # quarantined: that paper's summary inputs are left out
+    # per idea task, items of its set left out for want of an idea (see `idea_note`)
+    without_idea: dict[str, int] = field(default_factory=dict)
 
     def timed(self, cell: Cell, seconds: float) -> None:
         self.by_task[cell[0]].seconds += seconds
