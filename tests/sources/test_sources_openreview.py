@@ -232,7 +232,8 @@ def _openreview_py_v2_notes() -> list[dict]:
     return [n.to_json() for n in notes]
 
 
-@pytest.mark.parametrize("shape", ["json_lines", "one_note_per_file", "list"])
+@pytest.mark.parametrize("shape", ["json_lines", "one_note_per_file", "list", "pages",
+                                   "page_lines"])
 def test_openreview_py_v2_dumps_of_every_shape_are_imported(vault_paths, tmp_path, shape
                                                             ) -> None:
     notes = _openreview_py_v2_notes()
@@ -240,6 +241,12 @@ def test_openreview_py_v2_dumps_of_every_shape_are_imported(vault_paths, tmp_pat
         files = {"notes.jsonl": "".join(json.dumps(n) + "\n" for n in notes)}
     elif shape == "one_note_per_file":  # `json.dump(note.to_json(), open(f"{note.id}.json"))`
         files = {f"{n['id']}.json": json.dumps(n, indent=2) for n in notes}
+    elif shape == "pages":  # every page of a paginated fetch, saved as one list
+        files = {"pages.json": json.dumps([{"notes": notes[:2], "count": 4},
+                                           {"notes": notes[2:], "count": 4}])}
+    elif shape == "page_lines":
+        files = {"pages.jsonl": json.dumps({"notes": notes[:1]}) + "\n"
+                 + json.dumps({"notes": notes[1:]}) + "\n"}
     else:
         files = {"notes.json": json.dumps(notes)}
     paths = []
