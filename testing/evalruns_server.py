@@ -1,7 +1,8 @@
 """A scripted evaluator on the local OpenAI-compatible test server: answers each task of the
 evaluation runs (and their summaries) by its schema name, with the faults a real evaluator
-shows: invalid JSON (valid when asked again), a refusal (always), ties, and a position bias
-(pairs: always A)."""
+shows: invalid JSON (valid when asked again), a refusal (always), an HTTP 500 on the first
+ask (with ``fail``), ties, and a position bias (pairs: always A); it keeps the tokens it
+billed."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ def _digest(text: str) -> int:
 
 
 class EvaluatorServer(ScriptedServer):
-    """``refuse`` / ``garble``: every n-th prompt (by digest) is refused / answered with
-    invalid JSON on its first ask."""
+    """``refuse`` / ``garble`` / ``fail``: every n-th prompt (by digest) is refused / answered
+    with invalid JSON on its first ask / answered HTTP 500 the first time it is asked."""
 
-    def __init__(self, refuse: int = 17, garble: int = 5) -> None:
+    def __init__(self, refuse: int = 17, garble: int = 5, fail: int = 0) -> None:
         super().__init__()
-        self.refuse, self.garble = refuse, garble
+        self.refuse, self.garble, self.fail = refuse, garble, fail
+        self.seen: dict[int, int] = {}  # asks per prompt
+        self.billed = [0, 0]  # prompt and completion tokens of every answer it gave
 
     def key_of(self, body: dict) -> str:
         return body["response_format"]["json_schema"]["name"]
@@ -33,11 +36,19 @@ class EvaluatorServer(ScriptedServer):
     def reply_for(self, key: str, body: dict) -> Reply:
         user = body["messages"][1]["content"]
         digest = _digest(user)
+        self.seen[digest] = asks = self.seen.get(digest, 0) + 1
+        if self.fail and digest % self.fail == 1 and asks == 1:
+            return Reply(500, {"error": {"message": "upstream overloaded"}})
         if digest % self.refuse == 0:
-            return Reply(200, completion("I cannot evaluate submissions, sorry."))
-        if digest % self.garble == 0 and len(body["messages"]) == 2:
-            return Reply(200, completion('{"rating": 7, "better": '))
-        return Reply(200, completion(json.dumps(self.answer(key, user, digest))))
+            reply = Reply(200, completion("I cannot evaluate submissions, sorry."))
+        elif digest % self.garble == 0 and len(body["messages"]) == 2:
+            reply = Reply(200, completion('{"rating": 7, "better": '))
+        else:
+            reply = Reply(200, completion(json.dumps(self.answer(key, user, digest))))
+        usage = reply.body["usage"]  # type: ignore[index]
+        self.billed[0] += usage["prompt_tokens"]
+        self.billed[1] += usage["completion_tokens"]
+        return reply
 
     @staticmethod
     def answer(task: str, user: str, digest: int) -> dict:

@@ -742,6 +742,9 @@ EVAL_POINTWISE = TableSchema(
         Column("label_binary", _str, "`Reject` or `Accept`.", False),
         *_RATING_COLUMNS,
         _idea_struct("idea", "The six-part idea (no results)."),
+        Column("idea_note", _str, "Why the idea is incomplete: the parts the submission "
+               "does not state, or why its extraction was quarantined (then `idea` is "
+               "null; the runs' idea tasks leave it out); null when complete."),
         Column("seed", pa.int64(), "Seed of the sample.", False),
     ),
 )
@@ -771,6 +774,10 @@ EVAL_PAIRWISE = TableSchema(
         Column("mean_rating_b", pa.float64(), "Mean reviewer rating of the second."),
         _idea_struct("idea_a", "Six-part idea of the first."),
         _idea_struct("idea_b", "Six-part idea of the second."),
+        Column("idea_note_a", _str, "Why the first one's idea is incomplete (as "
+               "`eval_pointwise.idea_note`; `idea_a` null when quarantined)."),
+        Column("idea_note_b", _str, "Why the second one's idea is incomplete (as "
+               "`eval_pointwise.idea_note`; `idea_b` null when quarantined)."),
         Column("seed", pa.int64(), "Seed of the sample and of the order.", False),
     ),
 )
@@ -805,6 +812,9 @@ EVAL_GROUPWISE = TableSchema(
         *_SUBMISSION_COLUMNS[2:],
         *_RATING_COLUMNS,
         _idea_struct("idea", "Six-part idea of this member."),
+        Column("idea_note", _str, "Why the idea is incomplete: the parts the submission "
+               "does not state, or why its extraction was quarantined (then `idea` is "
+               "null; the runs' idea tasks leave it out); null when complete."),
         Column("seed", pa.int64(), "Seed of the query sample and of the order.", False),
     ),
 )
@@ -951,6 +961,18 @@ EVAL_CARDS = TableSchema(
     ),
 )
 
+_METERED = (  # what a call spent: every attempt counts, a quarantined call's too
+    Column("tokens_in", pa.int64(), "Prompt tokens of every attempt (re-asks and plain "
+           "retries included), as reported."),
+    Column("tokens_out", pa.int64(), "Completion tokens of every attempt."),
+    Column("cost", pa.float64(), "Price of those tokens at the run's `price_in` / "
+           "`price_out` (per million tokens); null when the run set no price (a summary: "
+           "or another summarizer than the evaluator wrote it)."),
+    Column("seconds", pa.float64(), "Seconds the backend spent on every attempt: each "
+           "request's own time where the backend measures it (HTTP retries and back-off "
+           "included), else its share of its batch's wall time."),
+)
+
 _SUMMARY_UNIT = (
     Column("summary_id", _str, "`<forum>:<kind>:<backend>/<model>`: one summary of one paper "
            "by one summarizer (a new text or prompt replaces it).", False),
@@ -980,8 +1002,7 @@ EVAL_SUMMARIES = TableSchema(
                "headings, each on its own line).", False),
         Column("answer", _str, "The schema-valid answer as JSON.", False),
         Column("words", pa.int32(), "Words of `summary`.", False),
-        Column("tokens_in", pa.int64(), "Prompt tokens of every attempt, as reported."),
-        Column("tokens_out", pa.int64(), "Completion tokens of every attempt."),
+        *_METERED,
         Column("created_at", _ts, "When it was made.", False),
     ),
 )
@@ -995,6 +1016,7 @@ EVAL_SUMMARY_FAILURES = TableSchema(
         Column("reason", _str, "Why the last answer was rejected.", False),
         Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
         Column("raw_answer", _str, "The last answer exactly as returned."),
+        *_METERED,
         Column("failed_at", _ts, "When it was quarantined.", False),
     ),
 )
@@ -1031,10 +1053,10 @@ EVAL_RUN_CALLS = TableSchema(
     (
         *_RUN_UNIT,
         Column("answer", _str, "The schema-valid answer as JSON.", False),
-        Column("tokens_in", pa.int64(), "Prompt tokens of every attempt, as reported."),
-        Column("tokens_out", pa.int64(), "Completion tokens of every attempt."),
-        Column("cost", pa.float64(), "Price of those tokens at the run's `price_in` / "
-               "`price_out` (per million tokens); null when the run set no price."),
+        *_METERED,
+        Column("answered_at", _ts, "When the accepted answer came back from the backend "
+               "(the order comparisons were returned in, for Elo's `elo_order = "
+               "returned`)."),
         Column("created_at", _ts, "When it was answered.", False),
     ),
 )
@@ -1042,13 +1064,15 @@ EVAL_RUN_CALLS = TableSchema(
 EVAL_RUN_CALL_FAILURES = TableSchema(
     "eval_run_call_failures",
     "Calls of the evaluation runs with no valid answer after every re-ask (invalid JSON, "
-    "refusals, out-of-range values): quarantined with the last raw answer; the metrics "
-    "count them as missing.",
+    "refusals, out-of-range values, transport errors after their plain retries): "
+    "quarantined with the last raw answer and what their attempts spent; the metrics count "
+    "them as missing.",
     (
         *_RUN_UNIT,
         Column("reason", _str, "Why the last answer was rejected.", False),
         Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
         Column("raw_answer", _str, "The last answer exactly as returned."),
+        *_METERED,
         Column("failed_at", _ts, "When it was quarantined.", False),
     ),
 )
@@ -1084,9 +1108,12 @@ EVAL_RUN_METRICS = TableSchema(
         Column("task", _str, "Task or derived score.", False),
         Column("input", _str, "Input representation.", False),
         Column("metric", _str, "e.g. `pearson`, `spearman`, `kendall`, `mse`, `inflation`, "
-               "`auc`, `kappa_fixed`, `kappa_matched`, `f1_macro`, `f1_weighted`, "
-               "`reject_recall`, `accuracy`, `pair_accuracy_easy`, `best_accuracy`, "
-               "`ranking_kendall`.", False),
+               "`auc`, at the accept threshold `accuracy`, `balanced_accuracy`, "
+               "`always_reject_accuracy` (the baseline that rejects every paper), "
+               "`accuracy_over_always_reject`, `kappa_fixed`, `f1_macro`, `f1_weighted`, "
+               "`reject_recall`, at the base-rate-matched cut `matched_cut`, "
+               "`kappa_matched`, `f1_macro_matched`; InnoEval `accuracy`, "
+               "`pair_accuracy_easy`, `best_accuracy`, `ranking_kendall`.", False),
         Column("value", pa.float64(), "The value (null when undefined, e.g. one class)."),
         Column("ci_low", pa.float64(), "Bootstrap 2.5th percentile."),
         Column("ci_high", pa.float64(), "Bootstrap 97.5th percentile."),

@@ -211,6 +211,37 @@ def test_answers_are_stored_as_json_with_their_cost(sets: VaultPaths,
     assert first["cost"] == pytest.approx((1000 * 0.15 + 500 * 0.6) / 1e6)
 
 
+def test_every_attempt_is_counted_and_a_server_error_is_asked_again_plainly(
+        sets: VaultPaths) -> None:
+    from vault_pipeline.evalruns.render import Table
+    from vault_pipeline.evalruns.report import report_blocks
+
+    with EvaluatorServer(fail=3) as server:
+        run_evaluation(sets, settings_for(server, run_id="spent", tasks=["direct", "group"],
+                                          price_in=0.15, price_out=0.6),
+                       log=lambda *_: None)
+    bodies = [b for asked in server.requests.values() for b in asked]
+    # a server error is asked again as it was, never through the repair prompt
+    assert not any("HTTP 500" in json.dumps(b["messages"]) for b in bodies)
+    assert len(bodies) > len({json.dumps(b["messages"]) for b in bodies})
+    calls, failures = table(sets, "eval_run_calls", "spent"), table(
+        sets, "eval_run_call_failures", "spent")
+    assert failures.height > 0 and failures.get_column("tokens_in").min() >= 1000
+    for column, billed in zip(("tokens_in", "tokens_out"), server.billed, strict=True):
+        assert calls.get_column(column).sum() + failures.get_column(column).sum() == billed
+    cost = calls.get_column("cost").sum() + failures.get_column("cost").sum()
+    assert cost == pytest.approx((server.billed[0] * 0.15 + server.billed[1] * 0.6) / 1e6)
+    assert (pl.concat([calls.get_column("seconds"), failures.get_column("seconds")]) > 0).all()
+    assert calls.get_column("answered_at").null_count() == 0
+    # the report counts them too
+    costs = next(b for b in report_blocks(sets, "spent", with_figures=False)
+                 if isinstance(b, Table) and "of them quarantined" in b.headers)
+    tokens_in = sum(int(row[5].replace(",", "")) for row in costs.rows)
+    assert tokens_in == server.billed[0]
+    assert sum(int(row[7].replace(",", "")) for row in costs.rows) == \
+        failures.get_column("tokens_in").sum() + failures.get_column("tokens_out").sum()
+
+
 def test_assets_run_only_when_selected_then_report_and_sql(sets: VaultPaths,
                                                            server: EvaluatorServer,
                                                            tmp_path: Path) -> None:
@@ -301,6 +332,7 @@ def test_each_paradigm_runs_on_each_input_with_cached_summaries(
     assert summaries.height + failed.height == 2 * sample  # made by the evaluator's backend
     assert len(server.requests["eval_summary_vanilla"]) >= sample
     assert report.summaries_missing == failed.height > 0  # a refusal is quarantined
+    assert failed.get_column("tokens_in").min() >= 1000  # what its attempts spent, kept
     calls = pl.concat([table(sets, "eval_run_calls", "inputs"),
                        table(sets, "eval_run_call_failures", "inputs")], how="diagonal")
     direct = dict(calls.filter(pl.col("task") == "direct").group_by("input").len().rows())

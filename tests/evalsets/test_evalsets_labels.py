@@ -92,6 +92,14 @@ def test_rating_text_reads_the_rating_section_only() -> None:
     assert rating_text(None) is None
 
 
+def test_default_quotas_are_innoevals_released_sets() -> None:
+    defaults = EvalSetsSettings()
+    assert defaults.pointwise_quota == {"Reject": 138, "Poster": 66, "Spotlight": 9, "Oral": 4}
+    assert defaults.pair_quota == {"reject-oral": 172, "poster-oral": 69,
+                                   "reject-poster": 67, "poster-spotlight": 64}
+    assert sum(defaults.pair_quota.values()) == 372
+
+
 def test_settings_are_checked() -> None:
     with pytest.raises(VaultError, match="unknown point-wise label"):
         EvalSetsSettings(pointwise_quota={"Accept": 3})

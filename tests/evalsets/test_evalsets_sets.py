@@ -4,6 +4,7 @@ representations, citations, seeded rebuilds, and every bad input of the issue.""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import date
 from pathlib import Path
@@ -392,3 +393,71 @@ def test_quotas_are_totals_over_the_idea_venues(tmp_path: Path) -> None:
     subs = dict(table(paths, "submissions").select("forum_id", "venue_id").iter_rows())
     for row in got.iter_rows(named=True):
         assert subs[row["forum_id_a"]] == subs[row["forum_id_b"]] == row["venue_id"]
+
+
+class IncompleteIdeas:
+    """An LLM backend whose ideas are complete, leave the method unstated, or lack their
+    TLDR and motivation (a schema error: quarantined), by a hash of the forum id."""
+
+    name, model, uses_prompt, deterministic, in_process = "openai", "scripted", True, True, False
+
+    @staticmethod
+    def kind(forum: str) -> int:
+        return int(hashlib.sha256(forum.encode()).hexdigest(), 16) % 3
+
+    def generate(self, requests):
+        from vault_pipeline.llm.backends.base import Answer
+
+        answers = []
+        for request in requests:
+            idea = {"tldr": "Route queries to memory blocks by a learned score.",
+                    "motivation": "Fixed routing wastes memory on unrelated blocks.",
+                    "research_question": "Can a learned score route each query?",
+                    "method": "A scorer ranks the blocks for each query.",
+                    "experimental_setting": "Retrieval benchmarks against fixed routing.",
+                    "expected_results": None}
+            kind = self.kind(request.paper.arxiv_id)
+            if kind == 1:
+                idea["method"] = None
+            elif kind == 2:
+                idea |= {"tldr": None, "motivation": None}
+            answers.append(Answer(request.custom_id, json.dumps(idea), "stop", 10, 5))
+        return answers
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_submission_with_an_incomplete_idea_stays_in_the_sets_with_its_reason(
+        tmp_path: Path) -> None:
+    from vault_pipeline.evalruns.tasks import pair_units, point_units
+
+    paths = vault_with(tmp_path, {"v": constructed_venue(ICLR25, 150, seed=6)})
+    settings = small(pointwise_quota={"Reject": 12, "Poster": 8},
+                     pair_quota={"reject-poster": 6})
+    build_evalsets(paths, settings, backend=IncompleteIdeas(), log=lambda *_: None)
+    points = table(paths, "eval_pointwise")
+    kinds = [IncompleteIdeas.kind(f) for f in points.get_column("forum_id")]
+    assert points.height == 20 and {0, 1, 2} <= set(kinds)  # the quotas are met all the same
+    notes = dict(points.select("forum_id", "idea_note").rows())
+    for forum, idea, kind in zip(points.get_column("forum_id"), points.get_column("idea"),
+                                 kinds, strict=True):
+        if kind == 2:
+            assert idea is None
+            assert notes[forum].startswith("idea extraction quarantined (eval_idea_failures)")
+            assert "tldr" in notes[forum]
+        else:
+            assert idea["tldr"] and notes[forum] == "not stated in the submission: " + (
+                "method, expected results" if kind == 1 else "expected results")
+    excluded = table(paths, "eval_excluded").get_column("reason").to_list()
+    assert not any("idea extraction" in r for r in excluded)
+    card = table(paths, "eval_cards").filter(pl.col("set_name") == "pointwise")
+    assert "kept in the draw with the reason" in card.get_column("card")[0]
+    pairs = table(paths, "eval_pairwise")
+    assert {"idea_note_a", "idea_note_b"} <= set(pairs.columns)
+    # the runs show only what there is: a submission without an idea is left out of them
+    shown = {u.item_id for u in point_units("idea_point2", points)}
+    assert shown == {f for f, k in zip(points.get_column("forum_id"), kinds, strict=True)
+                     if k != 2}
+    assert len(pair_units(pairs)) == pairs.filter(
+        pl.col("idea_a").is_not_null() & pl.col("idea_b").is_not_null()).height

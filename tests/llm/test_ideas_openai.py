@@ -102,6 +102,17 @@ def test_not_json_then_valid_is_repaired_with_the_reason() -> None:
     assert "not JSON" in retry[3]["content"]
 
 
+def test_a_server_error_after_the_http_retries_is_asked_again_as_it_was() -> None:
+    with ScriptedServer() as server:
+        server.scripts["1001.0010"] = [Reply(500, {"error": "boom"}), Reply(502, "bad gateway"),
+                                       Reply.answer("valid.json")]
+        outcome = run_batch(backend(server, http_retries=1), [request("1001.0010")], PROMPT,
+                            max_retries=2)
+    assert len(outcome.accepted) == 1 and outcome.accepted[0].attempts == 2
+    first, _, again = server.requests["1001.0010"]
+    assert again["messages"] == first["messages"]  # no repair prompt telling of an HTTP 502
+
+
 @pytest.mark.parametrize(("answer", "finish", "reason"), [
     ("not_json.txt", "stop", "not JSON"),
     ("missing_field.json", "stop", "core_problem: Field required"),

@@ -209,3 +209,62 @@ def test_v1_invitations_of_every_form_from_an_openreview_py_dump(vault_paths) ->
     ]
     kinds = pl.read_parquet(vault_paths.table("reviews"))["kind"].value_counts()
     assert dict(kinds.iter_rows()) == {"review": 3, "meta_review": 1, "decision": 1}
+
+
+def _openreview_py_v2_notes() -> list[dict]:
+    """A submission, two reviews and a decision as openreview-py 2's `Note.to_json()`
+    writes them (API v2: every content value wrapped as `{"value": ...}`, no details)."""
+    from openreview.api import Note
+
+    venue = "ICLR.cc/2025/Conference"
+    reply = f"{venue}/Submission7/-/"
+    notes = [
+        Note(id="S7", forum="S7", invitations=[f"{venue}/-/Submission"], cdate=1727000000000,
+             content={"title": {"value": "Dumped one by one"}, "abstract": {"value": "A."},
+                      "venueid": {"value": venue}}),
+        Note(id="R1", forum="S7", replyto="S7", invitations=[f"{reply}Official_Review"],
+             content={"rating": {"value": 8}, "confidence": {"value": 4}}),
+        Note(id="R2", forum="S7", replyto="S7", invitations=[f"{reply}Official_Review"],
+             content={"rating": {"value": 6}, "confidence": {"value": 3}}),
+        Note(id="D1", forum="S7", replyto="S7", invitations=[f"{reply}Decision"],
+             content={"decision": {"value": "Accept (Oral)"}}),
+    ]
+    return [n.to_json() for n in notes]
+
+
+@pytest.mark.parametrize("shape", ["json_lines", "one_note_per_file", "list", "pages",
+                                   "page_lines"])
+def test_openreview_py_v2_dumps_of_every_shape_are_imported(vault_paths, tmp_path, shape
+                                                            ) -> None:
+    notes = _openreview_py_v2_notes()
+    if shape == "json_lines":  # `for note in notes: f.write(json.dumps(note.to_json()) + "\n")`
+        files = {"notes.jsonl": "".join(json.dumps(n) + "\n" for n in notes)}
+    elif shape == "one_note_per_file":  # `json.dump(note.to_json(), open(f"{note.id}.json"))`
+        files = {f"{n['id']}.json": json.dumps(n, indent=2) for n in notes}
+    elif shape == "pages":  # every page of a paginated fetch, saved as one list
+        files = {"pages.json": json.dumps([{"notes": notes[:2], "count": 4},
+                                           {"notes": notes[2:], "count": 4}])}
+    elif shape == "page_lines":
+        files = {"pages.jsonl": json.dumps({"notes": notes[:1]}) + "\n"
+                 + json.dumps({"notes": notes[1:]}) + "\n"}
+    else:
+        files = {"notes.json": json.dumps(notes)}
+    paths = []
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+        paths.append(tmp_path / name)
+    report = RawZone(vault_paths).import_paths(paths)
+    assert report.rejected == []
+    assert {a.kind for a in report.added} == {"openreview_notes"}
+    build_reviews(vault_paths)
+    subs = pl.read_parquet(vault_paths.table("submissions"))
+    assert subs.select("forum_id", "venue_id", "title", "decision", "ratings").to_dicts() == [
+        {"forum_id": "S7", "venue_id": "ICLR.cc/2025/Conference", "title": "Dumped one by one",
+         "decision": "Accept (oral)", "ratings": [8.0, 6.0]}]
+
+
+def test_json_lines_that_are_not_notes_stay_malformed_json(vault_paths, tmp_path) -> None:
+    bad = tmp_path / "cut.jsonl"
+    bad.write_text(json.dumps(_openreview_py_v2_notes()[0]) + "\n" + '{"id": "R1", "forum"')
+    report = RawZone(vault_paths).import_paths([bad])
+    assert report.added == [] and "malformed JSON" in report.rejected[0][1]

@@ -1,11 +1,14 @@
 """What an evaluation run spent: requests, tokens and seconds per task and per input (the
-benchmark, the asset metadata and the logs read these; the tables keep tokens per call)."""
+benchmark, the asset metadata and the logs read these; the tables keep tokens, cost and
+seconds per call, a quarantined one's included)."""
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from vault_pipeline.ideas.backends import Answer, Backend, Request
 
@@ -33,6 +36,8 @@ class RunReport:
     summaries_made: int = 0  # summaries written this run (the rest came from the cache)
     summaries_reused: int = 0
     summaries_missing: int = 0  # quarantined: that paper's summary inputs are left out
+    # per idea task, items of its set left out for want of an idea (see `idea_note`)
+    without_idea: dict[str, int] = field(default_factory=dict)
 
     def timed(self, cell: Cell, seconds: float) -> None:
         self.by_task[cell[0]].seconds += seconds
@@ -40,7 +45,9 @@ class RunReport:
 
 
 class Metered(Backend):
-    """A backend that counts what went through it, per task and input."""
+    """A backend that counts what went through it, per task and input, and per request:
+    tokens and seconds of every attempt (accepted, re-asked or quarantined alike), and when
+    its last answer came back."""
 
     name = "metered"
 
@@ -49,9 +56,15 @@ class Metered(Backend):
         self.inner, self.cell_of, self.report = inner, cell_of, report
         self.deterministic = inner.deterministic  # a batch file cannot be asked again
         self.tokens: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.returned: dict[str, float] = {}
 
     def generate(self, requests: Sequence[Request]) -> list[Answer]:
+        started = time.perf_counter()
         answers = self.inner.generate(requests)
+        # a backend that does not time each request (a batch engine): its share of the batch
+        share = (time.perf_counter() - started) / max(len(answers), 1)
+        back = time.time()
         for answer in answers:
             cell = self.cell_of[answer.custom_id]
             for stats in (self.report.by_task[cell[0]], self.report.by_cell[cell]):
@@ -60,4 +73,19 @@ class Metered(Backend):
                 stats.tokens_out += answer.tokens_out or 0
             self.tokens[answer.custom_id][0] += answer.tokens_in or 0
             self.tokens[answer.custom_id][1] += answer.tokens_out or 0
+            self.seconds[answer.custom_id] += answer.seconds if answer.seconds is not None \
+                else share
+            self.returned[answer.custom_id] = answer.received_at or back
         return answers
+
+    def spent(self, key: str, price: Callable[[int, int], float | None]) -> dict[str, object]:
+        """The metering columns of one request's row: tokens, their cost at ``price``, and
+        seconds, over every attempt."""
+        tokens_in, tokens_out = self.tokens[key]
+        return {"tokens_in": tokens_in, "tokens_out": tokens_out,
+                "cost": price(tokens_in, tokens_out), "seconds": self.seconds[key]}
+
+    def answered_at(self, key: str) -> datetime | None:
+        """When the request's last answer came back (UTC)."""
+        back = self.returned.get(key)
+        return datetime.fromtimestamp(back, UTC) if back is not None else None

@@ -22,14 +22,19 @@ from vault_pipeline.schemas import (
     EVAL_RUN_METRICS,
     EVAL_RUN_PREDICTIONS,
     EVAL_SUMMARIES,
+    EVAL_SUMMARY_FAILURES,
 )
 from vault_pipeline.store.paths import VaultPaths
 
 FORMATS = ("html", "md")
 REVIEW_ROWS = ("direct", "anchor", "group", "elo", "bradley_terry", "swiss")
-REVIEW_COLUMNS = ("pearson", "spearman", "kendall", "mse", "inflation", "auc", "kappa_fixed",
-                  "kappa_matched", "f1_macro", "f1_weighted", "reject_recall",
+REVIEW_COLUMNS = ("pearson", "spearman", "kendall", "mse", "inflation", "auc",
                   "partial_pearson_length", "icc_2_1_retest")
+# the review-paradigm study's decision table: at the accept threshold beside the always-reject
+# baseline, then at each paradigm's base-rate-matched cut
+DECISION_COLUMNS = ("accuracy", "always_reject_accuracy", "accuracy_over_always_reject",
+                    "balanced_accuracy", "kappa_fixed", "f1_macro", "f1_weighted",
+                    "reject_recall", "matched_cut", "kappa_matched", "f1_macro_matched")
 INPUT_COLUMNS = ("pearson", "spearman", "kendall", "mse", "inflation", "kappa_matched")
 IDEA_ROWS = ("idea_point3", "idea_point2", "idea_pair", "idea_group_best",
              "idea_group_ranking")
@@ -139,36 +144,69 @@ def bin_table(bins: pl.DataFrame, source: str) -> Table:
                  empty="no rating predictions")
 
 
+_SPENT = ("attempts", "tokens_in", "tokens_out", "cost", "seconds")
+
+
+def _spent(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Sums of what the rows spent per ``keys`` (columns an older table lacks: nulls)."""
+    missing = [pl.lit(None, pl.Float64).alias(c) for c in _SPENT if c not in frame.columns]
+    return frame.with_columns(missing).group_by(keys).agg(
+        rows=pl.len(), **{c: pl.col(c).sum() for c in _SPENT})
+
+
+def _money(value: float | None) -> str:
+    return f"{value:.4f}" if value else "–"
+
+
 def cost_table(paths: VaultPaths, run_id: str) -> tuple[Table, str]:
+    """Calls, attempts, tokens, cost and seconds per task and input: every attempt, of an
+    answered call or a quarantined one, with the quarantined calls' share beside."""
     calls = paths.store.read(EVAL_RUN_CALLS).filter(pl.col("run_id") == run_id)
     failed = paths.store.read(EVAL_RUN_CALL_FAILURES).filter(pl.col("run_id") == run_id)
-    summary = calls.group_by("task", "input").agg(
-        answered=pl.len(), attempts=pl.col("attempts").sum(),
-        tokens_in=pl.col("tokens_in").sum(), tokens_out=pl.col("tokens_out").sum(),
-        cost=pl.col("cost").sum())
-    quarantined = {(t, i): n for t, i, n in failed.group_by("task", "input").len().rows()}
+    keys = ["task", "input"]
+    answered = {(r["task"], r["input"]): r for r in _spent(calls, keys).iter_rows(named=True)}
+    lost = {(r["task"], r["input"]): r for r in _spent(failed, keys).iter_rows(named=True)}
+    none = dict.fromkeys(("rows", *_SPENT), 0)
     rows = []
-    for row in summary.sort("task", "input").iter_rows(named=True):
-        rows.append([row["task"], row["input"], str(row["answered"]),
-                     str(quarantined.get((row["task"], row["input"]), 0)),
-                     str(row["attempts"]), f"{row['tokens_in']:,}", f"{row['tokens_out']:,}",
-                     f"{row['cost']:.4f}" if row["cost"] else "–"])
+    for cell in sorted(set(answered) | set(lost)):
+        ok, bad = answered.get(cell, none), lost.get(cell, none)
+        both = {c: (ok[c] or 0) + (bad[c] or 0) for c in _SPENT}
+        rows.append([*cell, str(ok["rows"]), str(bad["rows"]), str(both["attempts"]),
+                     f"{both['tokens_in']:,}", f"{both['tokens_out']:,}",
+                     f"{bad['tokens_in'] + bad['tokens_out']:,}", _money(both["cost"]),
+                     f"{both['seconds']:.1f}"])
     model = calls.get_column("model").unique().sort().to_list()
     return (Table(["task", "input", "answered", "quarantined", "attempts", "tokens in",
-                   "tokens out", "cost"], rows),
-            f"Evaluator: {', '.join(map(str, model)) or '–'}.")
+                   "tokens out", "of them quarantined", "cost", "seconds"], rows),
+            f"Evaluator: {', '.join(map(str, model)) or '–'}. Every attempt counts: re-asks, "
+            "plain retries and the quarantined calls' attempts are in the tokens, cost and "
+            "seconds (seconds: each call's own time, so concurrent calls add up to more "
+            "than the wall time).")
 
 
 def summaries_table(paths: VaultPaths, forums: list[str]) -> Table:
-    """The summaries of the run's papers in the shared cache, by kind and summarizer."""
+    """The summaries of the run's papers in the shared cache, by kind and summarizer, with
+    what every attempt spent (the quarantined summaries' included)."""
+    keys = ["kind", "backend", "model", "prompt_version"]
     made = paths.store.read(EVAL_SUMMARIES).filter(pl.col("forum_id").is_in(forums))
-    rows = [[k, f"{b}/{m}", p, str(n), f"{w:.0f}", f"{ti or 0:,}", f"{to or 0:,}"]
-            for k, b, m, p, n, w, ti, to in made.group_by(
-                "kind", "backend", "model", "prompt_version").agg(
-                pl.len(), pl.col("words").mean(), pl.col("tokens_in").sum(),
-                pl.col("tokens_out").sum()).sort("kind", "backend", "model").rows()]
-    return Table(["kind", "summarizer", "prompt", "summaries", "mean words", "tokens in",
-                  "tokens out"], rows, empty="no summaries (abstract input only)")
+    failed = paths.store.read(EVAL_SUMMARY_FAILURES).filter(pl.col("forum_id").is_in(forums))
+    words = dict(((k, b, m, p), w) for k, b, m, p, w in made.group_by(keys).agg(
+        pl.col("words").mean()).rows())
+    ok = {tuple(r[k] for k in keys): r for r in _spent(made, keys).iter_rows(named=True)}
+    bad = {tuple(r[k] for k in keys): r for r in _spent(failed, keys).iter_rows(named=True)}
+    none = dict.fromkeys(("rows", *_SPENT), 0)
+    rows = []
+    for key in sorted(set(ok) | set(bad)):
+        a, b = ok.get(key, none), bad.get(key, none)
+        kind, backend, model, prompt = key
+        rows.append([kind, f"{backend}/{model}", prompt, str(a["rows"]), str(b["rows"]),
+                     f"{words.get(key) or 0:.0f}",
+                     f"{(a['tokens_in'] or 0) + (b['tokens_in'] or 0):,}",
+                     f"{(a['tokens_out'] or 0) + (b['tokens_out'] or 0):,}",
+                     _money((a["cost"] or 0) + (b["cost"] or 0))])
+    return Table(["kind", "summarizer", "prompt", "summaries", "quarantined", "mean words",
+                  "tokens in", "tokens out", "cost"], rows,
+                 empty="no summaries (abstract input only)")
 
 
 def noise_ceiling(paths: VaultPaths) -> str:
@@ -217,14 +255,22 @@ def report_blocks(paths: VaultPaths, run_id: str, with_figures: bool = True) -> 
         Text(noise_ceiling(paths))]
     rated = metrics.filter(pl.col("task").is_in(list(REVIEW_ROWS)))
     for source in _inputs_of(rated):
+        part = rated.filter(pl.col("input") == source)
         blocks += [Heading(f"Input: {source} ({INPUT_WORDS[source]})", 3),
-                   metrics_table(rated.filter(pl.col("input") == source), REVIEW_ROWS,
-                                 REVIEW_COLUMNS)]
+                   metrics_table(part, REVIEW_ROWS, REVIEW_COLUMNS),
+                   Text("Accept / reject decisions:"),
+                   metrics_table(part, REVIEW_ROWS, DECISION_COLUMNS)]
     blocks += [
         Text("Elo, Bradley-Terry and Swiss strengths are min-max mapped onto 1-10, as in the "
              "study: their MSE and inflation reflect that mapping as much as the judgments. "
-             "κ at the fixed threshold uses the accept threshold; the matched κ accepts as "
-             "many papers as the humans did. Brackets: seeded bootstrap 95% intervals."),
+             "Decisions at the fixed threshold accept a paper whose prediction reaches the "
+             "accept threshold, as for the human mean; `always_reject_accuracy` is the "
+             "trivial baseline's (the human reject share) on the same papers and "
+             "`accuracy_over_always_reject` the paired difference. The matched cut is the "
+             "study's base-rate-matched threshold: of the cuts at each distinct prediction, "
+             "the one whose predicted reject share is closest to the human one (tied "
+             "predictions stay on one side, so no tie order decides it). Brackets: seeded "
+             "bootstrap 95% intervals."),
         Heading("Inputs compared", 3),
         Text("Each metric averaged over the paradigms run on the input (the study's input "
              "comparison)."),
@@ -282,7 +328,8 @@ def headline(paths: VaultPaths, run_id: str) -> list[dict[str, object]]:
 
 
 HEADLINE = ("spearman", "pearson", "mse", "inflation", "kappa_matched", "accuracy",
-            "pair_accuracy", "best_accuracy", "ranking_kendall")
+            "always_reject_accuracy", "balanced_accuracy", "pair_accuracy", "best_accuracy",
+            "ranking_kendall")
 
 
 def write_blocks(blocks: list[Block], target: Path, fmt: str, title: str) -> Path:

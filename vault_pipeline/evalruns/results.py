@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from datetime import datetime
 from itertools import combinations
 from typing import Any
 
@@ -53,6 +54,7 @@ def predictions(run_id: str, calls: list[dict[str, Any]], sets: dict[str, pl.Dat
     # (input, repeat): outcomes in the schedule's order
     games: dict[tuple[str, int], list[tuple[str, str, float]]] = defaultdict(list)
     swiss: dict[tuple[str, int], list[tuple[str, str, float]]] = defaultdict(list)
+    returned: dict[tuple[str, int], list[datetime | None]] = defaultdict(list)
     truth = _idea_truth(sets)
     for call in calls:
         task, rep, items, answer = call["task"], call["repeat"], call["items"], call["answer"]
@@ -67,6 +69,7 @@ def predictions(run_id: str, calls: list[dict[str, Any]], sets: dict[str, pl.Dat
                     for i, f in enumerate(items, 1) if i in given]
         elif task == "elo":  # item ids are the schedule's order
             games[(source, rep)].append((items[0], items[1], SCORE[answer["better"]]))
+            returned[(source, rep)].append(call.get("answered_at"))
         elif task == "swiss":
             swiss[(source, rep)].append((items[0], items[1], SCORE[answer["better"]]))
         elif task in ("idea_point3", "idea_point2"):
@@ -94,11 +97,24 @@ def predictions(run_id: str, calls: list[dict[str, Any]], sets: dict[str, pl.Dat
         out += [_pred(run_id, "swiss", source, rep, f, predicted=s, human=human.get(f))
                 for f, s in sorted(to_scale(win_rates(played)).items())]
     for (source, rep), played in sorted(games.items()):
+        if settings.elo_order == "returned":
+            played = returned_order(played, returned[(source, rep)])
         for name, scores in (("elo", elo(played, settings.elo_k)),
                              ("bradley_terry", bradley_terry(played))):
             out += [_pred(run_id, name, source, rep, f, predicted=s, human=human.get(f))
                     for f, s in sorted(to_scale(scores).items())]
     return out
+
+
+def returned_order(played: list[tuple[str, str, float]], returned: list[datetime | None]
+                   ) -> list[tuple[str, str, float]]:
+    """``played`` (in schedule order) in the order the answers came back; answers with the
+    same or no return time (a batch engine's, an older table's) keep the schedule's order."""
+    def back(i: int) -> tuple[bool, float]:
+        at = returned[i]
+        return (at is None, at.timestamp() if at is not None else 0.0)
+
+    return [played[i] for i in sorted(range(len(played)), key=back)]  # stable: ties keep it
 
 
 def win_rates(outcomes: list[tuple[str, str, float]]) -> dict[str, float]:

@@ -112,9 +112,18 @@ def build_units(paths: VaultPaths, settings: EvalRunSettings, sets: dict[str, pl
             for source, papers in texts.items():
                 units += task_units(task, sets, settings, similarity, papers, source)
         else:
-            units += task_units(task, sets, settings, similarity)
+            made = task_units(task, sets, settings, similarity)
+            report.without_idea[task] = _items(task, sets) - len(made)
+            units += made
     check_no_leak(units)
     return units
+
+
+def _items(task: str, sets: dict[str, pl.DataFrame]) -> int:
+    """Items of an idea task's set (a group counts once)."""
+    if task == "idea_group":
+        return sets["groupwise"].get_column("group_id").n_unique()
+    return sets["pairwise" if task == "idea_pair" else "pointwise"].height
 
 
 def input_hash(unit_id: str, backend: Backend, generation: str, prompt: Prompt,
@@ -148,6 +157,10 @@ def run_evaluation(paths: VaultPaths, settings: EvalRunSettings,
                          "not 'extractive' (it can write the summaries: `summarizer`)")
     texts = review_inputs(paths, settings, sets, report, backend, log)
     units = build_units(paths, settings, sets, report, texts)
+    for task, left in report.without_idea.items():
+        if left:
+            log(f"evaluation run {settings.run_id}: {task} leaves out {left} item(s) without "
+                "an idea (extraction quarantined: see the set's `idea_note`)")
     prompts = {t: load_prompt(SPECS[t].prompt) for t in settings.tasks}
     for repeat in range(settings.repeats):
         backend_settings = settings.backend_settings(repeat)
@@ -244,11 +257,10 @@ class _Asker:
                                 lambda _: _OPEN, SPECS[task].model)
             self.report.timed((task, source), time.perf_counter() - started)
             for done in outcome.accepted:
-                tokens = self.metered.tokens[done.request.custom_id]
-                records.append(self._row(done.request.custom_id, done.attempts) | {
+                key = done.request.custom_id
+                records.append(self._row(key, done.attempts) | {
                     "answer": json.dumps(done.record.model_dump(), sort_keys=True),
-                    "tokens_in": tokens[0], "tokens_out": tokens[1],
-                    "cost": self.settings.cost(tokens[0], tokens[1]), "created_at": now()})
+                    "answered_at": self.metered.answered_at(key), "created_at": now()})
             for bad in outcome.rejected:
                 failures.append(self._row(bad.request.custom_id, bad.attempts) | {
                     "reason": bad.reasons[-1], "reasons": bad.reasons,
@@ -262,7 +274,7 @@ class _Asker:
                 "items": list(unit.items),
                 "repeat": self.repeat, "backend": self.engine.name, "model": self.engine.model,
                 "prompt_version": prompt.version, "prompt_sha256": prompt.sha256,
-                "attempts": attempts}
+                "attempts": attempts} | self.metered.spent(key, self.settings.cost)
 
 
 def _check_budget(paths: VaultPaths, settings: EvalRunSettings, requests: list[Request],

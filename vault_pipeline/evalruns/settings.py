@@ -21,6 +21,7 @@ TASKS = REVIEW_TASKS + IDEA_TASKS
 INPUTS = ("abstract", "vanilla", "objective")
 
 
+ELO_ORDERS = ("schedule", "returned")
 STAGE = "evalruns"  # `vault.toml [evalruns]`, `VAULT_EVALRUNS_<FIELD>`
 
 
@@ -55,6 +56,10 @@ class EvalRunSettings(StageSettings):
     """Pairwise comparisons per paper in the Elo paradigm."""
     elo_k: float = 32.0
     """Elo K-factor."""
+    elo_order: str = "schedule"
+    """Order the Elo updates replay the comparisons in: `schedule` (default: the fixed
+    schedule's, the same ratings from any backend, batch engines included) or `returned`
+    (the order the answers came back, as the review-paradigm study updated its ratings)."""
     accept_threshold: float = 6.0
     """Score from which a prediction counts as accept."""
     bootstrap: int = 1000
@@ -88,6 +93,8 @@ class EvalRunSettings(StageSettings):
             problems.append("repeats must be at least 1")
         if self.group_size < 2 or self.anchors_k < 1 or self.elo_pairs_per_paper < 2:
             problems.append("group_size >= 2, anchors_k >= 1, elo_pairs_per_paper >= 2")
+        if self.elo_order not in ELO_ORDERS:
+            problems.append(f"elo_order must be one of {', '.join(ELO_ORDERS)}")
         if self.call_budget is not None and self.call_budget < 0:
             problems.append("call_budget cannot be negative")
         if not self.run_id or ":" in self.run_id:

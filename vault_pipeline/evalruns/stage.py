@@ -62,6 +62,7 @@ def _figures(run: StageResult[EvalRunSettings, RunReport]) -> dict[str, dict[str
         EVAL_RUN_CALLS.name: {
             "run_id": report.run_id, "calls": report.units, "asked": report.asked,
             "reused": report.reused,
+            "items_without_idea": dict(report.without_idea),
             "tokens_by_task": {t: s.tokens_in + s.tokens_out for t, s in report.by_task.items()},
             "by_task_and_input": {f"{t}/{i}": {"calls": s.calls,
                                                "tokens": s.tokens_in + s.tokens_out}

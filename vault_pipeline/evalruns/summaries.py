@@ -125,6 +125,10 @@ def build_summaries(paths: VaultPaths, settings: EvalRunSettings, sample: pl.Dat
             jobs[key] = (_Job(row["forum_id"], kind, row["full_text_source"]), summary_id)
             cells[key] = ("summary", kind)
     metered = Metered(engine, cells, report)
+    # the run's prices are the evaluator's: they price the summaries it writes itself
+    own = (summarizer.backend, summarizer.model) == (settings.backend_settings(0).backend,
+                                                     settings.backend_settings(0).model)
+    price = settings.cost if own else (lambda _in, _out: None)
 
     def summarize(batch: list[Request]) -> tuple[list[dict], list[dict]]:
         records, failures = [], []
@@ -139,11 +143,9 @@ def build_summaries(paths: VaultPaths, settings: EvalRunSettings, sample: pl.Dat
             for done in outcome.accepted:
                 answer = done.record.model_dump()
                 text = summary_text(kind, answer)
-                tokens = metered.tokens[done.request.custom_id]
                 records.append(_row(done.request.custom_id, done.attempts) | {
                     "summary": text, "answer": json.dumps(answer, sort_keys=True),
-                    "words": len(text.split()), "tokens_in": tokens[0],
-                    "tokens_out": tokens[1], "created_at": now()})
+                    "words": len(text.split()), "created_at": now()})
             for bad in outcome.rejected:
                 failures.append(_row(bad.request.custom_id, bad.attempts) | {
                     "reason": bad.reasons[-1], "reasons": bad.reasons,
@@ -156,7 +158,7 @@ def build_summaries(paths: VaultPaths, settings: EvalRunSettings, sample: pl.Dat
                 "kind": job.kind, "backend": engine.name, "model": engine.model,
                 "prompt_version": prompts[job.kind].version,
                 "prompt_sha256": prompts[job.kind].sha256, "source": job.source,
-                "attempts": attempts}
+                "attempts": attempts} | metered.spent(key, price)
 
     try:
         _check_budget(paths, settings, requests, summarizer.retry_failures)

@@ -215,24 +215,30 @@ def elo_units(papers: dict[str, str], per_paper: int, seed: int, source: str = A
 
 
 def point_units(task: str, pointwise: pl.DataFrame) -> list[Unit]:
+    """One unit per submission with an idea (one whose extraction was quarantined stays in
+    the set with its `idea_note`, and out of the run: there is nothing to show)."""
     return [Unit(task, r["forum_id"], (r["forum_id"],), {"input": idea_text(r["idea"])},
                  input=IDEA)
-            for r in pointwise.iter_rows(named=True)]
+            for r in pointwise.iter_rows(named=True) if r["idea"] is not None]
 
 
 def pair_units(pairwise: pl.DataFrame) -> list[Unit]:
-    """The set's own (seeded, random) order: `a` is shown as A."""
+    """The set's own (seeded, random) order: `a` is shown as A; pairs with both ideas."""
     return [Unit("idea_pair", r["pair_id"], (r["forum_id_a"], r["forum_id_b"]),
                  {"input": _listed(["A", "B"], [idea_text(r["idea_a"]), idea_text(r["idea_b"])],
                                    "Idea")}, input=IDEA)
-            for r in pairwise.iter_rows(named=True)]
+            for r in pairwise.iter_rows(named=True)
+            if r["idea_a"] is not None and r["idea_b"] is not None]
 
 
 def idea_group_units(groupwise: pl.DataFrame) -> list[Unit]:
+    """One unit per group whose every member has an idea."""
     units = []
     for (group,), rows in groupwise.sort("group_id", "position").group_by(
             "group_id", maintain_order=True):
         members = rows.to_dicts()
+        if any(m["idea"] is None for m in members):
+            continue
         units.append(Unit("idea_group", str(group), tuple(m["forum_id"] for m in members),
                           {"count": str(len(members)),
                            "input": _listed([str(i) for i in range(1, len(members) + 1)],

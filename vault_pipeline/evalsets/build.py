@@ -18,7 +18,7 @@ import numpy as np
 import polars as pl
 
 from vault_pipeline.evalsets import metrics as m
-from vault_pipeline.evalsets.candidates import IDEA_SETS, labelled_submissions
+from vault_pipeline.evalsets.candidates import labelled_submissions
 from vault_pipeline.evalsets.cards import render_card, shortfall_dicts
 from vault_pipeline.evalsets.citation_windows import submission_windows
 from vault_pipeline.evalsets.extraction import ExtractionReport, extract_ideas
@@ -44,6 +44,7 @@ from vault_pipeline.schemas import (
     EVAL_CITATION_WINDOWS,
     EVAL_EXCLUDED,
     EVAL_GROUPWISE,
+    EVAL_IDEA_FAILURES,
     EVAL_IDEAS,
     EVAL_PAIRWISE,
     EVAL_POINTWISE,
@@ -87,9 +88,26 @@ def cards_dir(paths: VaultPaths):
     return paths.home / "evalsets" / "cards"
 
 
+NO_IDEA = "no idea extracted for this submission"
+
+
 def _idea_column(paths: VaultPaths) -> pl.DataFrame:
+    """Each submission's idea and why it is incomplete (null when every part is there): the
+    parts it does not state, or the reason its extraction was quarantined (idea null)."""
     ideas = paths.store.read(EVAL_IDEAS)
-    return ideas.select("forum_id", idea=pl.struct(*IDEA_FIELDS))
+    missing = [pl.when(pl.col(f).is_null()).then(pl.lit(f.replace("_", " "))) for f in
+               IDEA_FIELDS]
+    stated = ideas.select(
+        "forum_id", idea=pl.struct(*IDEA_FIELDS),
+        idea_note=pl.concat_str(missing, separator=", ", ignore_nulls=True))
+    stated = stated.with_columns(idea_note=pl.when(pl.col("idea_note") != "").then(
+        pl.lit("not stated in the submission: ") + pl.col("idea_note")))
+    failed = paths.store.read(EVAL_IDEA_FAILURES).filter(
+        ~pl.col("forum_id").is_in(stated.get_column("forum_id").to_list())).select(
+        "forum_id", idea=pl.lit(None, stated.schema["idea"]),
+        idea_note=pl.lit("idea extraction quarantined (eval_idea_failures): ")
+        + pl.col("reason"))
+    return pl.concat([stated, failed]).unique("forum_id", keep="first", maintain_order=True)
 
 
 def _conformed(frame: pl.DataFrame, schema: TableSchema) -> pl.DataFrame:
@@ -102,13 +120,15 @@ def _with_member_columns(groups: pl.DataFrame, pool: pl.DataFrame) -> pl.DataFra
     if groups.is_empty():
         return groups
     members = pool.select("forum_id", "year", "title", "abstract", "keywords", "primary_area",
-                          "author_tldr", "ratings", "confidences", "mean_rating", "idea")
+                          "author_tldr", "ratings", "confidences", "mean_rating", "idea",
+                          "idea_note")
     return groups.join(members, on="forum_id", how="left", maintain_order="left")
 
 
 def _with_pair_ideas(pairs: pl.DataFrame, ideas: pl.DataFrame) -> pl.DataFrame:
     for side in ("a", "b"):
-        pairs = pairs.join(ideas.rename({"forum_id": f"forum_id_{side}", "idea": f"idea_{side}"}),
+        pairs = pairs.join(ideas.rename({"forum_id": f"forum_id_{side}", "idea": f"idea_{side}",
+                                         "idea_note": f"idea_note_{side}"}),
                            on=f"forum_id_{side}", how="left", maintain_order="left")
     return pairs
 
@@ -141,12 +161,13 @@ def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
         settings.prompt, backend, log)
     clock.lap("ideas")
     ideas = _idea_column(paths)
-    pool = candidates.frame.join(ideas, on="forum_id", how="inner", maintain_order="left")
-    missing = candidates.frame.join(ideas, on="forum_id", how="anti")
-    excluded = [inputs.excluded, candidates.excluded, excluded_frame([
-        {"set_name": IDEA_SETS, "venue_id": v, "forum_id": f, "note_id": None,
-         "reason": "idea extraction failed (see eval_idea_failures)"}
-        for f, v in missing.select("forum_id", "venue_id").iter_rows()])]
+    # every labelled submission stays in the draw: an incomplete idea is kept with its note
+    pool = candidates.frame.join(ideas, on="forum_id", how="left", maintain_order="left")
+    pool = pool.with_columns(idea_note=pl.when(pl.col("idea").is_null()).then(
+        pl.col("idea_note").fill_null(NO_IDEA)).otherwise(pl.col("idea_note")))
+    ideas = pool.select("forum_id", "idea", "idea_note")
+    missing = pool.filter(pl.col("idea").is_null())
+    excluded = [inputs.excluded, candidates.excluded]
     pointwise, short = pointwise_set(pool, settings)
     clock.lap("pointwise")
     space = topic_space(paths, [topic_text(t, a) for t, a in
@@ -200,9 +221,14 @@ def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
         report.metrics[name] |= {"similarity_method": space.method,
                                  "similarity_note": space.note}
     report.metrics[GROUPWISE]["queries_without_group"] = len(skipped)
-    idea_notes = [*candidates.notes, *([f"{missing.height} labelled submission(s) have no "
-                                        "idea (extraction quarantined in eval_idea_failures)"]
-                                       if missing.height else [])]
+    partial = pool.filter(pl.col("idea").is_not_null() & pl.col("idea_note").is_not_null())
+    idea_notes = [*candidates.notes,
+                  *([f"{missing.height} labelled submission(s) have no idea (extraction "
+                     "quarantined in eval_idea_failures): kept in the draw with the reason "
+                     "in `idea_note`; the runs' idea tasks leave them out"]
+                    if missing.height else []),
+                  *([f"{partial.height} idea(s) leave parts unstated (`idea_note` names them)"]
+                    if partial.height else [])]
     for name in TABLES:
         report.metrics[name]["shortfalls"] = shortfall_dicts(shortfalls, name)
         report.metrics[name]["notes"] = (idea_notes if name in (POINTWISE, PAIRWISE, GROUPWISE)

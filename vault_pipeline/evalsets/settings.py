@@ -1,9 +1,9 @@
 """Settings of the evaluation sets, with the seeds' choices as defaults.
 
 Point- and pair-wise quotas are totals over the idea venues, as InnoEval reports its sets:
-217 ideas (Reject 138, Poster 66, Spotlight 9, Oral 4) and 372 pairs (172 easy, 200 hard;
-the study gives no split of the hard pairs by type, so the 200 are split evenly, 67 / 67 /
-66). Per-venue halves cannot reach those totals (9 spotlights make 5 + 5 or 4 + 4). The group
+217 ideas (Reject 138, Poster 66, Spotlight 9, Oral 4) and 372 pairs (172 easy, 200 hard,
+split as InnoEval's released set is: poster-oral 69, reject-poster 67, poster-spotlight 64).
+Per-venue halves cannot reach those totals (9 spotlights make 5 + 5 or 4 + 4). The group
 settings give its 172 groups (86 per venue) retrieved from a pool of 800 reranked to 120.
 Hard pairs and group members must be at least 0.4 similar (cosine) to their partner or
 query: the off-topic cases found on the sample were 0.297 (a "hard" pair) and 0.335 (a
@@ -56,8 +56,9 @@ class EvalSetsSettings(StageSettings):
     withdrawn: str = "exclude"  # or "label": Withdrawn / Desk rejected as labels of their own
     """`exclude` withdrawn and desk-rejected submissions, or `label` them as labels of their own."""
     pair_quota: dict[str, int] = field(default_factory=lambda: {  # totals over idea_venues
-        "reject-oral": 172, "poster-oral": 67, "reject-poster": 67, "poster-spotlight": 66})
-    """Pairs per pair type (lower-higher label), in total over the idea venues (InnoEval's 372)."""
+        "reject-oral": 172, "poster-oral": 69, "reject-poster": 67, "poster-spotlight": 64})
+    """Pairs per pair type (lower-higher label), in total over the idea venues (InnoEval's
+    released 372)."""
     pair_min_similarity: float | None = None  # floor for every pair; None: none
     """Least similarity of any pair's two ideas; unset: no floor."""
     hard_pair_min_similarity: float | None = 0.4  # floor for hard pairs (close topics)

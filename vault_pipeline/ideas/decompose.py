@@ -1,7 +1,8 @@
 """One batch of papers through a backend: ask, judge through the integrity gate, re-ask with
-the reason (up to `max_retries`), mask a leaky answer that has no retries left, quarantine
-the rest. The record model defaults to the masked record; the evaluation sets pass their
-six-part idea record (and its field policy, through their gates)."""
+the reason (up to `max_retries`; a request that got no answer at all, a transport error, is
+asked again as it was), mask a leaky answer that has no retries left, quarantine the rest.
+The record model defaults to the masked record; the evaluation sets pass their six-part idea
+record (and its field policy, through their gates)."""
 
 from __future__ import annotations
 
@@ -116,6 +117,10 @@ def run_batch(backend: Backend, requests: Sequence[Request], prompt: Prompt,
                 outcome.rejected.append(Rejected(original[key], attempts[key], reasons[key],
                                                  answer, key in leaky))
                 del pending[key]
+            elif answer.text is None:
+                # no answer at all (HTTP 5xx, timeout, connection error, an engine error):
+                # the same request again; the repair prompt is for answers that were wrong
+                pending[key] = original[key]
             else:
                 messages = prompt.repair_messages(list(original[key].messages),
                                                   answer.text or "", verdict.reason or "")

@@ -1,5 +1,6 @@
 """OpenReview pages as received (API v2 ``{"notes": [...]}`` with ``details.replies``, API v1
-with ``details.directReplies``, a JSON list of notes as openreview-py dumps them, and
+with ``details.directReplies``, with or without details; openreview-py's ``Note.to_json()``
+dumps of v1 and v2 notes as a JSON list, as JSON lines or one note per file; and
 ``{"groups": [...]}`` venue groups) into rows.
 
 API v2 wraps every content field as ``{"value": ...}``; v1 does not; both are read. Reply kinds
@@ -31,19 +32,56 @@ def _is_note(item: Any) -> bool:
             and ("invitation" in item or "invitations" in item))
 
 
+def load_page(data: bytes) -> tuple[Any, str]:
+    """One OpenReview file as a payload, and its extension: a JSON document (an API page,
+    a list of notes, one note) or JSON lines with one note each, as scripts write
+    openreview-py's notes one by one (``f.write(json.dumps(note.to_json()) + "\n")``),
+    read as the list of those notes. A file that is neither raises the JSON error of
+    reading it whole (a truncated page says where)."""
+    try:
+        return json.loads(data), ".json"
+    except json.JSONDecodeError as whole:
+        lines = [line for line in data.splitlines() if line.strip()]
+        try:
+            notes = [json.loads(line) for line in lines]
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise whole from None
+        if len(notes) < 2 or not (all(_is_note(n) for n in notes)
+                                  or all(_is_page(n) for n in notes)):
+            raise whole from None
+        return notes, ".jsonl"
+
+
+def _is_page(item: Any) -> bool:
+    return isinstance(item, dict) and isinstance(item.get("notes"), list)
+
+
+def _as_page(payload: Any) -> Any:
+    """Every dump of notes as one ``{"notes": [...]}`` page: a list of notes, a list of API
+    pages (a paginated fetch saved whole), one note alone; anything else as it is."""
+    if isinstance(payload, list) and payload and all(_is_page(p) for p in payload):
+        return {"notes": [n for page in payload for n in page["notes"]]}
+    if isinstance(payload, list) and payload and _is_note(payload[0]):
+        return {"notes": payload}
+    if _is_note(payload) and "notes" not in payload:
+        return {"notes": [payload]}
+    return payload
+
+
 def notes_of(payload: Any) -> list:
-    """The notes of a page (``{"notes": [...]}``) or of a list of notes as openreview-py
-    dumps them (``[note.to_json() for note in notes]``)."""
-    if isinstance(payload, list):
-        return payload
-    return payload.get("notes", []) if isinstance(payload, dict) else []
+    """The notes of a page (``{"notes": [...]}``), of a list of notes as openreview-py
+    dumps them (``[note.to_json() for note in notes]``, or JSON lines read by
+    :func:`load_page`), of a list of pages, or of one note alone (``note.to_json()``)."""
+    page = _as_page(payload)
+    if isinstance(page, list):
+        return page
+    return page.get("notes", []) if isinstance(page, dict) else []
 
 
 def classify(payload: Any) -> tuple[str, int] | None:
     """(kind, records) of an OpenReview page; None if it is not one; RawFormatError if it
     is an OpenReview error envelope or a broken page."""
-    if isinstance(payload, list) and payload and _is_note(payload[0]):
-        payload = {"notes": payload}  # openreview-py's dump: checked as a page
+    payload = _as_page(payload)  # a dump of notes is checked as a page
     if not isinstance(payload, dict):
         return None
     if {"name", "message"} <= payload.keys() and ("status" in payload or

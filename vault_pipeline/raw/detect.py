@@ -20,6 +20,7 @@ from vault_pipeline.parse import parse_raw_file, unwrap_recorded
 from vault_pipeline.parse.atom import ATOM
 from vault_pipeline.parse.oai import OAI
 from vault_pipeline.parse.openreview import classify as classify_openreview
+from vault_pipeline.parse.openreview import load_page
 from vault_pipeline.parse.semantic_scholar import classify as classify_s2
 
 PROBE_BYTES = 64 << 10
@@ -152,7 +153,7 @@ def _service_json(path: Path, size: int) -> Detection | None:
     if size > 1 << 30:
         return None
     try:
-        payload = json.loads(path.read_bytes())
+        payload, extension = load_page(path.read_bytes())
     except UnicodeDecodeError:
         return None
     except json.JSONDecodeError as exc:
@@ -161,7 +162,7 @@ def _service_json(path: Path, size: int) -> Detection | None:
     for classify in (classify_openreview, classify_s2):
         if (found := classify(payload)) is not None:
             kind, records = found
-            return Detection(kind, None, ".json", records, kind)
+            return Detection(kind, None, extension, records, kind)
     return None
 
 

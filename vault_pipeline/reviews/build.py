@@ -16,6 +16,7 @@ import polars as pl
 from vault_pipeline.parse.openreview import (
     GROUPS_KIND,
     NOTES_KIND,
+    load_page,
     names_from_groups,
     normalise_decision,
     parse_notes_page,
@@ -122,7 +123,7 @@ def build_reviews(paths: VaultPaths) -> ReviewsReport:
     submission_rows, reply_rows = [], []
     for raw in zone.files([NOTES_KIND]):
         report.files += 1
-        payload = json.loads(zone.absolute(raw).read_bytes())
+        payload, _ = load_page(zone.absolute(raw).read_bytes())
         subs, replies, ignored = parse_notes_page(payload, names)
         submission_rows += [r | {"raw_sha256": raw.sha256} for r in subs]
         reply_rows += [r | {"raw_sha256": raw.sha256} for r in replies]

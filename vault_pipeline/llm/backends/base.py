@@ -35,6 +35,8 @@ class Answer:
     tokens_in: int | None = None
     tokens_out: int | None = None
     error: str | None = None  # why there is no usable text (HTTP error, engine error)
+    seconds: float | None = None  # this request's own wall time (HTTP retries included)
+    received_at: float | None = None  # epoch seconds it came back: the order of returns
 
 
 class Backend(abc.ABC):

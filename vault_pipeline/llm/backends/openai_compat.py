@@ -9,9 +9,11 @@ would need the same code for."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import random
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -113,7 +115,11 @@ class OpenAICompatBackend(Backend):
                                      timeout=self.timeout_s) as client:
             async def bounded(request: Request) -> Answer:
                 async with semaphore:
-                    return await self._one(client, request)
+                    started = time.perf_counter()
+                    answer = await self._one(client, request)
+                    return dataclasses.replace(answer,
+                                               seconds=time.perf_counter() - started,
+                                               received_at=time.time())
 
             return list(await asyncio.gather(*(bounded(r) for r in requests)))
 
