@@ -12,6 +12,7 @@ import polars as pl
 import pyarrow as pa
 import yaml
 
+from vault_pipeline import markdown_text as md
 from vault_pipeline.audit.report import card_lines
 from vault_pipeline.datasets.rewards import FIELD_WEIGHTS, MANDATORY_REPORT, REWARD_MIX
 from vault_pipeline.datasets.training import ROLES
@@ -97,7 +98,7 @@ def _evaluation_note(manifest: dict[str, Any]) -> str:
     if info.get("included"):
         return (f"Evaluation papers are **included** on request ({marked} papers are used by "
                 "an evaluation set; their rows have `evaluation_paper` true).")
-    listed = ", ".join(excluded) if excluded else "none of the targets"
+    listed = ", ".join(md.text(e) for e in excluded) if excluded else "none of the targets"
     return (f"Papers an evaluation set uses ({marked} marked) are **left out** of the training "
             f"files: {listed}. The vault files keep them, marked in `evaluation_paper`; "
             "the retrieval index leaves them out unless built with `exclude_evaluation` "
@@ -111,28 +112,23 @@ def _data_files(rows: dict[str, int]) -> str:
     return "{" + ", ".join(f'"{s}": "gap_finder/{s}.parquet"' for s in present) + "}"
 
 
-def _table(header: tuple[str, ...], rows: list[tuple]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
-    return "\n".join(out)
-
-
 def data_card(manifest: dict[str, Any], examples: pl.DataFrame,
               integrity: dict[str, Any] | None = None) -> str:
     rows = {t["name"]: t["rows"] for t in manifest["tables"]}
     counts = [(role, view, *(rows.get(f"{role}/{s}", 0) for s in TARGET_SPLITS))
               for role, view in ROLES.items()]
     views = manifest["provenance"]["views"]
-    provenance = _table(("backend", "model", "prompt", "targets"),
+    provenance = md.table(("backend", "model", "prompt", "targets"),
                         [(v.get("views_backend"), v.get("views_model"),
                           v.get("views_prompt_version"), v["rows"]) for v in views]) \
         if views else "No targets, so no views were exported."
     licenses = manifest["licenses"]
-    license_rows = _table(("license", "targets"),
+    license_rows = md.table(("license", "targets"),
                           [(v.get("license") or "not stated (arXiv's default license)",
                             v["rows"]) for v in licenses]) if licenses else "No targets."
     index = manifest["provenance"].get("index") or {}
-    classifier = ", ".join(c["classifier"] for c in manifest["provenance"]["split_classifier"])
+    classifier = ", ".join(md.text(c["classifier"])
+                           for c in manifest["provenance"]["split_classifier"])
     empty_note = ("\n**This export has no targets**: no paper of the vault is published on or "
                   "after the cutoff and passes the target criteria. The files exist, empty, "
                   "with their schema.\n" if examples.is_empty() else "")
@@ -140,8 +136,8 @@ def data_card(manifest: dict[str, Any], examples: pl.DataFrame,
 
 # Research Idea Vault: training datasets
 
-Cutoff **{manifest['cutoff']}**, seed **{manifest['seed']}**, exported by
-research-idea-vault {manifest['project_version']} on {manifest['created_at']}.
+Cutoff **{md.text(manifest['cutoff'])}**, seed **{md.text(manifest['seed'])}**, exported by
+research-idea-vault {md.text(manifest['project_version'])} on {md.text(manifest['created_at'])}.
 {empty_note}
 Each row pairs a post-cutoff target paper with one producer role, as the source study
 (IdeaScientist) trains them: the role's **inputs** (`problem_setting`, `challenge`: the
@@ -159,12 +155,10 @@ results-masked by the integrity gate (see "Results masking" below). One partitio
 (train / validation / test) is shared by every role, so a paper is never a training target
 for one role and a test target for another.
 
-| role | reference view | {" | ".join(TARGET_SPLITS)} |
-|---|---|{"---|" * len(TARGET_SPLITS)}
-{chr(10).join("| " + " | ".join(str(v) for v in row) + " |" for row in counts)}
+{md.table(("role", "reference view", *TARGET_SPLITS), counts)}
 
 Papers per split of the whole vault (`splits.parquet`, with the reason for each paper):
-{", ".join(f"{k} {v}" for k, v in manifest['split_counts'].items())}.
+{", ".join(f"{md.text(k)} {md.text(v)}" for k, v in manifest['split_counts'].items())}.
 
 ## Loading
 
@@ -216,7 +210,7 @@ The deterministic parts of the study's reward ship with the data
 
 {provenance}
 
-- Retrieval index used with these targets: {index.get("embedder", "not built")}.
+- Retrieval index used with these targets: {md.text(index.get("embedder", "not built"))}.
 
 ## Results masking
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
+from vault_pipeline import markdown_text as md
 from vault_pipeline.errors import VaultError
 from vault_pipeline.evalruns.render import Block, Figure, Heading, Table, Text, markdown, to_html
 from vault_pipeline.evalruns.settings import INPUTS
@@ -156,7 +157,7 @@ def cost_table(paths: VaultPaths, run_id: str) -> tuple[Table, str]:
     model = calls.get_column("model").unique().sort().to_list()
     return (Table(["task", "input", "answered", "quarantined", "attempts", "tokens in",
                    "tokens out", "cost"], rows),
-            f"Evaluator: {', '.join(map(str, model)) or '–'}.")
+            f"Evaluator: {', '.join(md.code(m) for m in model) or '–'}.")
 
 
 def summaries_table(paths: VaultPaths, forums: list[str]) -> Table:
@@ -212,7 +213,7 @@ def report_blocks(paths: VaultPaths, run_id: str, with_figures: bool = True) -> 
     items = rating_items(paths, run_id)
     bins = score_bins(items)
     blocks: list[Block] = [
-        Heading(f"Evaluation run `{run_id}`", 1),
+        Heading(f"Evaluation run {md.code(run_id)}", 1),
         Heading("Review paradigms (stratified sample, against the human mean rating)"),
         Text(noise_ceiling(paths))]
     rated = metrics.filter(pl.col("task").is_in(list(REVIEW_ROWS)))
