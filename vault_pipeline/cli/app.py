@@ -8,7 +8,6 @@ import json
 import logging
 import os
 import re
-import subprocess
 import sys
 import warnings
 from collections.abc import Iterator
@@ -822,7 +821,11 @@ def demo(home: HomeOption = None) -> None:
                                "help_option_names": ["--help"]})
 def dev(ctx: typer.Context, home: HomeOption = None) -> None:
     """Start the Dagster UI and daemon (`dagster dev`) on this vault; extra args pass through
-    (`-h HOST` is Dagster's host, not help)."""
+    (`-h HOST` is Dagster's host, not help).
+
+    `dagster dev` takes this process's place (exec), so a SIGTERM or Ctrl+C sent to it
+    reaches Dagster itself, which stops the webserver, the daemon and the code server it
+    started; a parent that died on the signal would leave them running."""
     import importlib.util
 
     paths = _paths(home)
@@ -833,4 +836,6 @@ def dev(ctx: typer.Context, home: HomeOption = None) -> None:
     # this interpreter's Dagster, activated or not, whatever the `dagster` script's first line
     command = [sys.executable, "-m", "dagster", "dev", "-m", "vault_pipeline.definitions",
                *ctx.args]
-    raise typer.Exit(subprocess.call(command, env=env))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, command, env)
