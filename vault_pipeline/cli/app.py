@@ -248,6 +248,7 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
              for e in result.get_asset_materialization_events()]
     # an asset whose error-level check failed is run (and checked) again by the next refresh
     fingerprints.record(paths, nodes, [a for a in built if a not in failed_checks], run_config)
+    fingerprints.forget(paths, failed_checks)  # its step recorded it when it ended
     _write_catalog(paths)
     for event in result.get_asset_materialization_events():
         materialization = event.step_materialization_data.materialization
