@@ -1,5 +1,5 @@
-"""The harvest client against servers that misbehave on purpose (tests/hostile_server.py, on
-127.0.0.1): redirects leave their origin only to an allowed one and never carry a secret
+"""The harvest client against servers that misbehave on purpose (testing/hostile_server.py,
+on 127.0.0.1): redirects leave their origin only to an allowed one and never carry a secret
 there, bodies are capped while they stream (as sent and decompressed), memory stays bounded,
 and every refusal is one line naming the URL."""
 
@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from testing.hostile_server import HostileServer
+from testing.hostile_server import add_hostile_routes
+from testing.sources_replay import ReplayServer
 from vault_pipeline.sources.context import HarvestContext
 from vault_pipeline.sources.http import PoliteAdapter, PoliteClient
 from vault_pipeline.sources.limiter import SharedRateLimiter
@@ -26,9 +27,11 @@ SMALL = ResponseLimits(max_response_mb=1)
 
 
 @pytest.fixture(scope="module")
-def servers() -> Iterator[tuple[HostileServer, HostileServer]]:
+def servers() -> Iterator[tuple[ReplayServer, ReplayServer]]:
     """Two origins: the source's server, and the other one its redirects point to."""
-    with HostileServer(bomb_mb=64) as other, HostileServer(other.url, bomb_mb=64) as server:
+    with ReplayServer() as other, ReplayServer() as server:
+        add_hostile_routes(server, other.url)
+        add_hostile_routes(other, server.url)
         yield server, other
 
 
@@ -65,7 +68,7 @@ def test_a_redirect_to_another_origin_is_refused_and_never_sent(servers, tmp_pat
                              secret_origins=[server.url]).get(f"{server.url}/{route}"),
              f"{server.url}/{route}", "another origin", "refused")
     assert len(other.log) == before
-    assert server.seen(f"/{route}")[-1].headers["x-api-key"] == "s3cret"
+    assert server.requests(f"/{route}")[-1].headers["x-api-key"] == "s3cret"
 
 
 def test_an_allowed_origin_is_reached_without_the_secret(servers, tmp_path) -> None:
@@ -74,7 +77,7 @@ def test_an_allowed_origin_is_reached_without_the_secret(servers, tmp_path) -> N
                      redirect_origins=[other.url])
     response = client.post(f"{server.url}/other-origin-307", json={"ids": ["x"]})
     assert str(response.url) == f"{other.url}/ok"
-    arrived = other.seen("/ok")[-1]
+    arrived = other.requests("/ok")[-1]
     assert arrived.method == "POST"  # a 307 keeps the method
     assert "x-api-key" not in arrived.headers
 
@@ -83,7 +86,7 @@ def test_secrets_go_only_to_their_own_origin(servers, tmp_path) -> None:
     server, other = servers
     client = _client(tmp_path, secrets={"x-api-key": "s3cret"}, secret_origins=[server.url])
     client.get(f"{other.url}/ok")
-    assert "x-api-key" not in other.seen("/ok")[-1].headers
+    assert "x-api-key" not in other.requests("/ok")[-1].headers
 
 
 def test_the_semantic_scholar_key_stays_home(servers, tmp_path, monkeypatch,
@@ -97,8 +100,8 @@ def test_the_semantic_scholar_key_stays_home(servers, tmp_path, monkeypatch,
                                redirect_origins=(other.url,)))
     with HarvestContext.open(vault_paths, config) as ctx:
         ctx.client("s2").get(f"{server.url}/other-origin-307")
-    assert server.seen("/other-origin-307")[-1].headers["x-api-key"] == "k3y"
-    assert "x-api-key" not in other.seen("/ok")[-1].headers
+    assert server.requests("/other-origin-307")[-1].headers["x-api-key"] == "k3y"
+    assert "x-api-key" not in other.requests("/ok")[-1].headers
 
 
 def test_redirect_chains_are_bounded(servers, tmp_path) -> None:
@@ -112,7 +115,7 @@ def test_compressed_bodies_are_decoded(servers, tmp_path) -> None:
     client = _client(tmp_path)
     assert client.get(f"{server.url}/gzip").content == b"<feed>packed</feed>" * 100
     assert client.get(f"{server.url}/deflate-raw").content == b"<feed>raw deflate</feed>"
-    assert server.seen("/gzip")[-1].headers["accept-encoding"] == "gzip, deflate"
+    assert server.requests("/gzip")[-1].headers["accept-encoding"] == "gzip, deflate"
 
 
 def test_a_gzip_bomb_is_refused_in_bounded_memory(servers, tmp_path) -> None:
