@@ -195,7 +195,8 @@ class PoliteClient:
                                      response.headers.get("content-encoding"),
                                      response.headers.get("content-length"),
                                      self.limits.max_bytes, deadline,
-                                     f"{request.method} {request.url}")
+                                     f"{request.method} {request.url}",
+                                     self.policy.timeout_s)
             finally:
                 response.close()
             if following is None:
@@ -299,6 +300,6 @@ class PoliteAdapter(HTTPAdapter):
         response._content = read_body(
             _raw_chunks(response.raw),
             response.headers.get("content-encoding"), response.headers.get("content-length"),
-            self.limits.max_bytes, deadline, describe)
+            self.limits.max_bytes, deadline, describe, self.policy.timeout_s)
         for name in DECODED:
             response.headers.pop(name, None)

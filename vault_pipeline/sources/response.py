@@ -89,9 +89,10 @@ class _Inflater:
 
 
 def read_body(chunks: Iterable[bytes], encoding: str | None, length: str | None,
-              max_bytes: int, deadline: float, describe: str) -> bytes:
+              max_bytes: int, deadline: float, describe: str, seconds: float) -> bytes:
     """The decoded body of a response streamed as raw ``chunks``: refused (one line naming
-    ``describe``) past ``max_bytes`` before or after decoding, or past ``deadline``."""
+    ``describe``) past ``max_bytes`` before or after decoding, or past ``deadline`` (the
+    exchange's ``seconds``)."""
     cap = f"{max_bytes / 2**20:g} MiB (harvest.limits.max_response_mb)"
     if length and length.strip().isdigit() and int(length) > max_bytes:
         raise ResponseRefused(f"{describe}: the server announces {int(length):,} bytes, more "
@@ -120,7 +121,7 @@ def read_body(chunks: Iterable[bytes], encoding: str | None, length: str | None,
         except zlib.error as exc:
             raise TransientError(f"broken {coding} body ({exc})") from None
         if time.monotonic() > deadline:
-            raise TransientError("no whole response by the deadline (the server sends too "
-                                 "slowly)")
+            raise TransientError(f"no whole response within {seconds:g} s (the server sends "
+                                 "too slowly)")
     return b"".join(parts)
 
