@@ -21,8 +21,8 @@ from assets.metadata import (
 from assets.ray_jobs import launched_as_ray_job, run_as_ray_job
 from assets.resources import VaultResource
 from assets.run_config import stage_config
-from vault_pipeline.cli import fingerprints
-from vault_pipeline.pipeline.code_version import code_version
+from vault_pipeline.freshness import fingerprints
+from vault_pipeline.freshness.code_version import code_version
 from vault_pipeline.pipeline.progress import for_stage
 from vault_pipeline.pipeline.stage import (
     Artifact,

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from vault_pipeline import markdown_text as md
+import vault_pipeline.markdown_text as md
 from vault_pipeline.datasets.card import data_card
 from vault_pipeline.evalruns.render import Table, Text, markdown, to_html
 from vault_pipeline.evalsets.cards import _nested_table

@@ -10,10 +10,10 @@ import dagster as dg
 from typer.testing import CliRunner
 
 from tests.conftest import DATA
-from vault_pipeline.cli import fingerprints
 from vault_pipeline.cli.app import app
 from vault_pipeline.definitions import build_defs
-from vault_pipeline.pipeline.code_version import code_version
+from vault_pipeline.freshness import fingerprints
+from vault_pipeline.freshness.code_version import code_version
 from vault_pipeline.store.paths import VaultPaths
 
 runner = CliRunner()

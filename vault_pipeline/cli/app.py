@@ -30,7 +30,7 @@ lock = lazy_import("vault_pipeline.store.lock")
 raw_zone = lazy_import("vault_pipeline.raw.zone")
 sql_module = lazy_import("vault_pipeline.store.sql")
 sql_output = lazy_import("vault_pipeline.store.sql_output")
-fingerprints = lazy_import("vault_pipeline.cli.fingerprints")
+fingerprints = lazy_import("vault_pipeline.freshness.fingerprints")
 
 app = typer.Typer(
     help="Research Idea Vault: harvest, parse and query a results-masked idea vault.",

@@ -12,7 +12,7 @@ import polars as pl
 import pyarrow as pa
 import yaml
 
-from vault_pipeline import markdown_text as md
+import vault_pipeline.markdown_text as md
 from vault_pipeline.audit.report import card_lines
 from vault_pipeline.datasets.rewards import FIELD_WEIGHTS, MANDATORY_REPORT, REWARD_MIX
 from vault_pipeline.datasets.training import ROLES

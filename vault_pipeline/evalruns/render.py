@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from vault_pipeline import markdown_text as md
+import vault_pipeline.markdown_text as md
 
 
 @dataclass(frozen=True)

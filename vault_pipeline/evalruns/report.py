@@ -12,7 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
-from vault_pipeline import markdown_text as md
+import vault_pipeline.markdown_text as md
 from vault_pipeline.errors import VaultError
 from vault_pipeline.evalruns.render import Block, Figure, Heading, Table, Text, markdown, to_html
 from vault_pipeline.evalruns.settings import INPUTS

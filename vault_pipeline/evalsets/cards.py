@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from vault_pipeline import markdown_text as md
+import vault_pipeline.markdown_text as md
 from vault_pipeline.evalsets.reliability import icc_oneway
 from vault_pipeline.evalsets.review_paradigm import Shortfall
 

@@ -46,7 +46,7 @@ def cell(value: object) -> object:
 
 def markdown(columns: list[str], rows: list[tuple]) -> str:
     """A GitHub-flavoured Markdown table: every cell is data, escaped (no markup)."""
-    from vault_pipeline import markdown_text as md
+    import vault_pipeline.markdown_text as md
 
     return md.table(columns, ([cell(v) for v in row] for row in rows))
 

@@ -27,7 +27,7 @@ from filelock import FileLock
 from fsspec import AbstractFileSystem
 from fsspec.implementations.local import LocalFileSystem
 
-from vault_pipeline.pipeline.code_version import code_version
+from vault_pipeline.freshness.code_version import code_version
 from vault_pipeline.store.paths import VaultPaths
 
 STATE_FILE = "fingerprints.json"
