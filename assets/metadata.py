@@ -26,9 +26,11 @@ def table_attrs(schema: TableSchema) -> dict[str, object]:
 
 
 def table_spec(schema: TableSchema, group: str, deps: list[str],
-               kinds: frozenset[str] = frozenset({"polars", "parquet"})) -> dg.AssetSpec:
+               kinds: frozenset[str] = frozenset({"polars", "parquet"}),
+               code_version: str | None = None) -> dg.AssetSpec:
     """The spec of one output table of a multi-asset, named after its schema."""
     return dg.AssetSpec(schema.name, group_name=group, deps=deps, kinds=set(kinds),
+                        code_version=code_version,
                         **table_attrs(schema))  # type: ignore[arg-type]
 
 

@@ -21,6 +21,8 @@ from assets.metadata import (
 from assets.ray_jobs import launched_as_ray_job, run_as_ray_job
 from assets.resources import VaultResource
 from assets.run_config import stage_config
+from vault_pipeline.freshness import fingerprints
+from vault_pipeline.freshness.code_version import code_version
 from vault_pipeline.pipeline.progress import for_stage
 from vault_pipeline.pipeline.stage import (
     Artifact,
@@ -60,11 +62,23 @@ def _metadata(figures: Mapping[str, object]) -> dict[str, object]:
 
 
 def _spec(output: Output, stage: Stage, kinds: frozenset[str]) -> dg.AssetSpec:
+    """An output's spec; its code version is the pipeline's, the one the CLI's no-op check
+    counts, so the UI and the CLI call the same assets stale."""
     if not isinstance(output, Artifact):
-        return table_spec(output, stage.group, list(stage.inputs), kinds)
+        return table_spec(output, stage.group, list(stage.inputs), kinds,
+                          code_version=code_version())
     metadata = {"dagster/column_schema": column_schema(output.schema)} if output.schema else {}
     return dg.AssetSpec(output.name, group_name=stage.group, deps=list(stage.inputs),
-                        kinds=set(kinds), description=output.doc, metadata=metadata)
+                        kinds=set(kinds), description=output.doc, metadata=metadata,
+                        code_version=code_version())
+
+
+def _record(paths: VaultPaths, stage: Stage, run_config: Mapping[str, Any]) -> None:
+    """What the stage's outputs were built from, recorded as the CLI records it, whichever
+    face launched the run."""
+    nodes = {o.name: fingerprints.Node(stage.name, tuple(stage.inputs), stage.group)
+             for o in stage.outputs}
+    fingerprints.record_step(paths, nodes, dict(run_config or {}))
 
 
 def _path(paths: Any, output: Output) -> dg.MetadataValue:
@@ -144,6 +158,7 @@ def stage_asset(stage: Stage, kinds: frozenset[str] = PARQUET,
 
         if launched_as_ray_job(stage, paths):
             yield from run_as_ray_job(context, stage, paths, values(config), render)
+            _record(paths, stage, context.run.run_config)
             return
         settings = stage.resolve(home=paths.home, run_config=values(config))
         partition, window = _where(context, declared)
@@ -154,6 +169,7 @@ def stage_asset(stage: Stage, kinds: frozenset[str] = PARQUET,
             context.log.warning(warning)
         context.log.info(stage.describe(report))
         figures = stage.figures(report)
+        _record(paths, stage, context.run.run_config)
         for output in stage.outputs:
             yield dg.MaterializeResult(asset_key=output.name,
                                        metadata=render(output, figures.get(output.name, {})))

@@ -4,10 +4,11 @@ body), so tests check what a client actually sent and how the requests were spac
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -28,10 +29,16 @@ class Seen:
 
 @dataclass
 class Reply:
+    """An answer; with ``stream``, its body is sent piece by piece as the pieces come (no
+    length unless ``headers`` announce one; chunk-encoded when ``chunked``), for servers
+    that send too much, for ever, or too slowly."""
+
     status: int = 200
     body: bytes | str = b""
     headers: dict[str, str] = field(default_factory=dict)
     content_type: str = "application/xml; charset=utf-8"
+    stream: Callable[[], Iterable[bytes]] | None = None
+    chunked: bool = False
 
 
 Responder = Callable[[Seen], Reply]
@@ -72,14 +79,27 @@ class ReplayServer:
                             {k.lower(): v for k, v in self.headers.items()},
                             self.rfile.read(length) if length else b"")
                 reply = server._reply(seen)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self._send(reply)  # a client refusing a body hangs up in the middle
+
+            def _send(self, reply: Reply) -> None:
                 body = reply.body.encode() if isinstance(reply.body, str) else reply.body
                 self.send_response(reply.status)
                 self.send_header("Content-Type", reply.content_type)
-                self.send_header("Content-Length", str(len(body)))
+                if reply.stream is None:
+                    self.send_header("Content-Length", str(len(body)))
+                if reply.chunked:
+                    self.send_header("Transfer-Encoding", "chunked")
                 for key, value in reply.headers.items():
                     self.send_header(key, value)
                 self.end_headers()
-                self.wfile.write(body)
+                if reply.stream is None:
+                    self.wfile.write(body)
+                    return
+                for piece in reply.stream():
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece)
+                                     if reply.chunked else piece)
+                    self.wfile.flush()
 
             do_GET = do_POST = _serve
 

@@ -191,8 +191,8 @@ def test_dev_runs_this_environments_dagster_and_passes_h_through(vault_paths, mo
     from vault_pipeline.cli import app as cli
 
     called = {}
-    monkeypatch.setattr(cli.subprocess, "call",
-                        lambda command, env: called.update(command=command, env=env) or 0)
+    monkeypatch.setattr(cli.os, "execve",
+                        lambda path, command, env: called.update(command=command, env=env))
     monkeypatch.setenv("PATH", "/nonexistent")  # not activated: found next to Python anyway
     result = runner.invoke(app, ["dev", "-h", "0.0.0.0", "-p", "3001"])
     assert result.exit_code == 0, result.output

@@ -73,7 +73,7 @@ def test_fingerprints_do_not_depend_on_the_order_of_upstream_keys(vault_paths: V
                                                                     ) -> None:
     """Dagster gives an asset's upstream keys as a set, ordered differently in each process:
     the fingerprint must be the same in any order, or a refresh in a new process rebuilds."""
-    from vault_pipeline.cli import fingerprints
+    from vault_pipeline.freshness import fingerprints
 
     vault_paths.table("papers").write_bytes(b"a")
     vault_paths.table("views").write_bytes(b"bb")

@@ -6,6 +6,7 @@ files others can read, evaluation papers left out)."""
 from __future__ import annotations
 
 import json
+import os
 import stat
 from pathlib import Path
 
@@ -169,9 +170,11 @@ def test_export_loads_with_no_config_name_and_every_role_has_messages(
                   "dataset_info:", "default: true", "num_examples: 1", "@misc{"):
         assert field in card, field
     assert "`mapping` 2" in card  # the reference-grounded score's field weights
-    for path in [out, *out.rglob("*")]:
+    mask = os.umask(0)
+    os.umask(mask)
+    for path in [out, *out.rglob("*")]:  # the umask's permissions (0755 / 0644 under 022)
         mode = stat.S_IMODE(path.stat().st_mode)
-        assert mode == (0o755 if path.is_dir() else 0o644), path
+        assert mode == (0o777 if path.is_dir() else 0o666) & ~mask, path
 
 
 def _use_in_an_evaluation_set(paths: VaultPaths) -> None:

@@ -90,3 +90,27 @@ def test_immutable_and_idempotent(vault_paths: VaultPaths) -> None:
         assert record.sha256 in record.path
     manifest = zone.manifest()
     assert manifest.height == manifest.get_column("sha256").n_unique() == sample_files
+
+
+def test_a_folder_import_never_follows_a_link_out_of_it(vault_paths: VaultPaths,
+                                                        tmp_path: Path) -> None:
+    outside = tmp_path / "private"
+    (outside / "deep").mkdir(parents=True)
+    shutil.copy(SAMPLE / "q_testing_s0_m10_bc5a6c384fe9.json", outside / "secret.xml")
+    (outside / "deep" / "paper.pdf").write_bytes(b"%PDF-1.7\n%\xe2\xe3\n")
+    given = tmp_path / "given"
+    (given / "sub").mkdir(parents=True)
+    shutil.copy(SAMPLE / "arxiv-single.xml", given / "sub" / "page.xml")
+    (given / "out.xml").symlink_to(outside / "secret.xml")
+    (given / "up.xml").symlink_to(Path("..") / "private" / "secret.xml")
+    (given / "outdir").symlink_to(outside / "deep", target_is_directory=True)
+    (given / "same.xml").symlink_to(Path("sub") / "page.xml")  # inside: taken
+    report = _import(vault_paths, given)
+    assert len(report.added) == 1 and len(report.already_present) == 1  # page.xml, twice
+    refused = dict(report.rejected)
+    assert set(refused) == {str(given / "out.xml"), str(given / "up.xml")}
+    assert all("outside" in reason and "not followed" in reason for reason in refused.values())
+    stored = RawZone(vault_paths).files()
+    assert all("private" not in (r.origin or "") for r in stored)
+    rejects = pl.read_parquet(vault_paths.tables / "import_rejects.parquet")
+    assert rejects["sha256"].null_count() == 2  # the outside file is not even read

@@ -585,8 +585,8 @@ def test_a_refresh_on_the_bucket_sees_new_raw_files(s3_vault: VaultPaths,
     listing that caches sidecars locally does not; `papers` then rebuilds with the file."""
     from typer.testing import CliRunner
 
-    from vault_pipeline.cli import fingerprints
     from vault_pipeline.cli.app import app
+    from vault_pipeline.freshness import fingerprints
 
     runner = CliRunner()
     env = {"DAGSTER_HOME": str(s3_vault.dagster_home)}

@@ -4,12 +4,10 @@
 from __future__ import annotations
 
 import contextlib
-import csv
 import json
 import logging
 import os
 import re
-import subprocess
 import sys
 import warnings
 from collections.abc import Iterator
@@ -31,7 +29,8 @@ from vault_pipeline.store.paths import VaultPaths, is_url
 lock = lazy_import("vault_pipeline.store.lock")
 raw_zone = lazy_import("vault_pipeline.raw.zone")
 sql_module = lazy_import("vault_pipeline.store.sql")
-fingerprints = lazy_import("vault_pipeline.cli.fingerprints")
+sql_output = lazy_import("vault_pipeline.store.sql_output")
+fingerprints = lazy_import("vault_pipeline.freshness.fingerprints")
 
 app = typer.Typer(
     help="Research Idea Vault: harvest, parse and query a results-masked idea vault.",
@@ -254,6 +253,7 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
              for e in result.get_asset_materialization_events()]
     # an asset whose error-level check failed is run (and checked) again by the next refresh
     fingerprints.record(paths, nodes, [a for a in built if a not in failed_checks], run_config)
+    fingerprints.forget(paths, failed_checks)  # its step recorded it when it ended
     _write_catalog(paths)
     for event in result.get_asset_materialization_events():
         materialization = event.step_materialization_data.materialization
@@ -434,78 +434,25 @@ def _run_config(file: Path | None) -> dict | None:
     return loaded
 
 
-SQL_FORMATS = ("table", "csv", "json", "jsonl", "markdown", "parquet")
-
-
-def _cell(value: object) -> object:
-    """A value for a text cell: lists and structs as JSON, the rest as they print."""
-    return json.dumps(value, default=str, ensure_ascii=False) \
-        if isinstance(value, list | dict) else value
-
-
-def _markdown(columns: list[str], rows: list[tuple]) -> str:
-    """A GitHub-flavoured Markdown table (pipes and newlines in cells escaped)."""
-    def text(value: object) -> str:
-        shown = "" if value is None else str(_cell(value))
-        return shown.replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(text(c) for c in columns) + " |",
-             "|" + "|".join("---" for _ in columns) + "|"]
-    lines += ["| " + " | ".join(text(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def _print_relation(relation, fmt: str, limit: int, output: Path | None = None) -> None:
-    """Print (or write) a DuckDB result. Only DuckDB is used: no Polars or Arrow import
-    for the text formats, so `vault sql` answers in a fraction of a second."""
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        target = output if output is not None else sys.stdout.buffer
-        pq.write_table(relation.to_arrow_table(), target, compression="zstd")
-        return
-    if fmt == "table":
-        relation.show(max_rows=limit)
-        return
-    columns, rows = relation.columns, relation.fetchall()
-    if fmt == "json":
-        typer.echo(json.dumps([dict(zip(columns, row, strict=True)) for row in rows],
-                              default=str, ensure_ascii=False))
-    elif fmt == "jsonl":
-        for row in rows:
-            typer.echo(json.dumps(dict(zip(columns, row, strict=True)), default=str,
-                                  ensure_ascii=False))
-    elif fmt == "markdown":
-        typer.echo(_markdown(columns, rows))
-    else:
-        writer = csv.writer(sys.stdout)
-        writer.writerow(columns)
-        for row in rows:
-            writer.writerow([_cell(v) for v in row])
-
-
 @app.command()
 def sql(
     statement: Annotated[str, typer.Argument(help='A DuckDB query, e.g. "SELECT count(*) '
                                              'FROM papers".')],
-    fmt: Annotated[str, typer.Option(
+    fmt: Annotated[str | None, typer.Option(
         "--format", "-f", help="table, csv, json (an array), jsonl, markdown or parquet "
-                               "(to --output, or to stdout when it is not a terminal).")]
-    = "table",
+                               "(default: the --output file's by its extension, else "
+                               "table).")] = None,
     limit: Annotated[int, typer.Option(help="Rows shown by the table format.")] = 50,
     output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="Write the result to this file (parquet).")] = None,
+        "--output", "-o", help="Write the result to this file (.csv, .json, .jsonl, .md, "
+                               ".parquet; parquet also to a redirected stdout).")] = None,
     home: HomeOption = None,
 ) -> None:
     """Query every table of the vault with DuckDB (each table is a view by its name)."""
-    if fmt not in SQL_FORMATS:
-        raise _fail(f"unknown format {fmt!r} ({', '.join(SQL_FORMATS)})")
-    if fmt == "parquet" and output is None and sys.stdout.isatty():
-        raise _fail("parquet is binary: give --output FILE, or redirect stdout")
-    if output is not None and fmt != "parquet":
-        raise _fail("--output writes parquet: add --format parquet")
     try:
-        _print_relation(sql_module.query(_vault(home), statement), fmt, limit, output)
+        chosen = sql_output.chosen_format(fmt, output, sys.stdout.isatty())
+        sql_output.write_result(sql_module.query(_vault(home), statement), chosen, limit,
+                                output)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     except OSError as exc:
@@ -880,10 +827,10 @@ def demo(home: HomeOption = None) -> None:
         with lock.vault_lock(paths, 0, "vault demo"):
             ok = _materialize(paths, None, run_config=DEMO_RUN_CONFIG)
         typer.echo("\nlatest papers in the vault:")
-        _print_relation(sql_module.query(paths, "SELECT arxiv_id, latest_version AS v, "
-                                                "published, primary_category, title FROM "
-                                                "papers ORDER BY published DESC LIMIT 5"),
-                        "table", 5)
+        sql_output.write_result(sql_module.query(paths, "SELECT arxiv_id, latest_version AS "
+                                                        "v, published, primary_category, "
+                                                        "title FROM papers ORDER BY "
+                                                        "published DESC LIMIT 5"), "table", 5)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     status(home=paths.root)
@@ -900,7 +847,11 @@ def demo(home: HomeOption = None) -> None:
                                "help_option_names": ["--help"]})
 def dev(ctx: typer.Context, home: HomeOption = None) -> None:
     """Start the Dagster UI and daemon (`dagster dev`) on this vault; extra args pass through
-    (`-h HOST` is Dagster's host, not help)."""
+    (`-h HOST` is Dagster's host, not help).
+
+    `dagster dev` takes this process's place (exec), so a SIGTERM or Ctrl+C sent to it
+    reaches Dagster itself, which stops the webserver, the daemon and the code server it
+    started; a parent that died on the signal would leave them running."""
     import importlib.util
 
     paths = _paths(home)
@@ -911,7 +862,9 @@ def dev(ctx: typer.Context, home: HomeOption = None) -> None:
     # this interpreter's Dagster, activated or not, whatever the `dagster` script's first line
     command = [sys.executable, "-m", "dagster", "dev", "-m", "vault_pipeline.definitions",
                *ctx.args]
-    raise typer.Exit(subprocess.call(command, env=env))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, command, env)
 
 
 tools_app = typer.Typer(help="Agent tools over the vault: their schemas and an MCP server.",

@@ -14,6 +14,7 @@ from typing import Any
 import pyarrow as pa
 import yaml
 
+import vault_pipeline.markdown_text as md
 from vault_pipeline.audit.report import card_lines
 from vault_pipeline.datasets.card_facts import CARD, CardFacts, read_facts
 from vault_pipeline.datasets.manifest import INTEGRITY_FILE, MANIFEST
@@ -100,7 +101,7 @@ def _evaluation_note(manifest: dict[str, Any], facts: CardFacts) -> str:
         return (f"Evaluation papers are **included** on request ({marked} papers of these "
                 "files are used by an evaluation set; their rows have `evaluation_paper` "
                 "true).")
-    listed = ", ".join(excluded) if excluded else "none of the targets"
+    listed = ", ".join(md.text(e) for e in excluded) if excluded else "none of the targets"
     return (f"Papers an evaluation set uses are **left out** of the training files: {listed}. "
             f"The vault files keep them, marked in `evaluation_paper` ({marked} marked in "
             "`vault/papers.parquet`); the retrieval index leaves them out unless built with "
@@ -156,29 +157,24 @@ def _leakage_note(manifest: dict[str, Any]) -> str:
 
 
 
-def _table(header: tuple[str, ...], rows: list[tuple]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
-    return "\n".join(out)
-
-
 def data_card(manifest: dict[str, Any], facts: CardFacts,
               integrity: dict[str, Any] | None = None) -> str:
     """The card of an export: every count from ``facts`` (its files), the rest (cutoff,
     seed, provenance of the split and the index, evaluation choice) from its manifest."""
     counts = [(role, view, *(facts.rows.get(f"{role}/{s}", 0) for s in TARGET_SPLITS))
               for role, view in ROLES.items()]
-    provenance = _table(("backend", "model", "prompt", "targets"),
+    provenance = md.table(("backend", "model", "prompt", "targets"),
                         [(v.get("views_backend"), v.get("views_model"),
                           v.get("views_prompt_version"), v["rows"]) for v in facts.views]) \
         if facts.views else "No targets, so no target views were exported."
     vault_views = facts.rows.get("vault/views", 0)
-    license_rows = _table(("license", "targets"),
+    license_rows = md.table(("license", "targets"),
                           [(v.get("license") or "not stated (arXiv's default license)",
                             v["rows"]) for v in facts.licenses]) \
         if facts.licenses else "No targets."
     index = manifest["provenance"].get("index") or {}
-    classifier = ", ".join(c["classifier"] for c in manifest["provenance"]["split_classifier"])
+    classifier = ", ".join(md.text(c["classifier"])
+                           for c in manifest["provenance"]["split_classifier"])
     empty_note = ("\n**This export has no targets**: no paper of the vault is published on or "
                   "after the cutoff and passes the target criteria. The files exist, empty, "
                   "with their schema.\n" if not facts.examples else "")
@@ -186,8 +182,8 @@ def data_card(manifest: dict[str, Any], facts: CardFacts,
 
 # Research Idea Vault: training datasets
 
-Cutoff **{manifest['cutoff']}**, seed **{manifest['seed']}**, exported by
-research-idea-vault {manifest['project_version']} on {manifest['created_at']}.
+Cutoff **{md.text(manifest['cutoff'])}**, seed **{md.text(manifest['seed'])}**, exported by
+research-idea-vault {md.text(manifest['project_version'])} on {md.text(manifest['created_at'])}.
 {empty_note}
 Each row pairs a post-cutoff target paper with one producer role, as the source study
 (IdeaScientist) trains them: the role's **inputs** (`problem_setting`, `challenge`: the
@@ -205,12 +201,10 @@ results-masked by the integrity gate (see "Results masking" below). One partitio
 (train / validation / test) is shared by every role, so a paper is never a training target
 for one role and a test target for another.
 
-| role | reference view | {" | ".join(TARGET_SPLITS)} |
-|---|---|{"---|" * len(TARGET_SPLITS)}
-{chr(10).join("| " + " | ".join(str(v) for v in row) + " |" for row in counts)}
+{md.table(("role", "reference view", *TARGET_SPLITS), counts)}
 
 Papers per split of the whole vault (`splits.parquet`, with the reason for each paper):
-{", ".join(f"{k} {v}" for k, v in facts.split_counts.items())}.
+{", ".join(f"{md.text(k)} {md.text(v)}" for k, v in facts.split_counts.items())}.
 
 ## Loading
 
@@ -254,7 +248,7 @@ The deterministic parts of the study's reward ship with the data
 
 {provenance}
 
-- Retrieval index used with these targets: {index.get("embedder", "not built")}.
+- Retrieval index used with these targets: {md.text(index.get("embedder", "not built"))}.
 
 ## Leakage control across the cutoff
 

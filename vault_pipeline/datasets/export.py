@@ -54,6 +54,7 @@ from vault_pipeline.schemas import (
 from vault_pipeline.splits.assign import TARGET_SPLITS
 from vault_pipeline.splits.build import VAULT
 from vault_pipeline.splits.contamination import evaluation_papers, mark
+from vault_pipeline.store.atomic import fresh_dir
 from vault_pipeline.store.paths import VaultPaths, is_url
 
 log = logging.getLogger(__name__)
@@ -137,13 +138,6 @@ def _index_snapshot(paths: VaultPaths, staging: Path) -> list[FileEntry]:
             if f.is_file()]
 
 
-def _readable(root: Path) -> None:
-    """Folders 0755, files 0644: the export is for other users (temp files are 0600)."""
-    root.chmod(0o755)
-    for path in root.rglob("*"):
-        path.chmod(0o755 if path.is_dir() else 0o644)
-
-
 def _check_target(out_dir: Path, overwrite: bool) -> None:
     if out_dir.exists() and not out_dir.is_dir():
         raise VaultError(f"{out_dir} exists and is not a folder")
@@ -212,7 +206,7 @@ def export_datasets(paths: VaultPaths, out_dir: Path | str, overwrite: bool = Fa
         set(examples.filter(pl.col("evaluation_paper"))["arxiv_id"].to_list()))
     examples = examples.filter(~pl.col("arxiv_id").is_in(excluded))
     out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    staging = fresh_dir(out_dir.parent, f".{out_dir.name}.")  # the umask's permissions
     try:
         files: list[FileEntry] = []
         schemas: dict[str, TableSchema] = {"splits": SPLITS}
@@ -259,7 +253,6 @@ def export_datasets(paths: VaultPaths, out_dir: Path | str, overwrite: bool = Fa
                                              for line in card_disagreements(staging)]
         if problems:
             raise VaultError(f"export does not verify: {problems[0]}")
-        _readable(staging)
         _swap_into_place(staging, out_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

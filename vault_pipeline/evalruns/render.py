@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import vault_pipeline.markdown_text as md
+
 
 @dataclass(frozen=True)
 class Heading:
@@ -25,7 +27,7 @@ class Text:
 @dataclass(frozen=True)
 class Table:
     headers: Sequence[str]
-    rows: Sequence[Sequence[str]]
+    rows: Sequence[Sequence[str]]  # data: escaped by each format
     empty: str = "no results"
 
 
@@ -52,10 +54,7 @@ def markdown(blocks: Sequence[Block], image: Callable[[Figure], str]) -> str:
             if not block.rows:
                 parts.append(f"_{block.empty}_")
                 continue
-            lines = ["| " + " | ".join(block.headers) + " |",
-                     "|" + "---|" * len(block.headers)]
-            lines += ["| " + " | ".join(row) + " |" for row in block.rows]
-            parts.append("\n".join(lines))
+            parts.append(md.table(block.headers, block.rows))
         else:
             parts.append(f"![{block.caption}]({image(block)})\n\n_{block.caption}_")
     return "\n\n".join(parts) + "\n"
@@ -86,8 +85,8 @@ def to_html(blocks: Sequence[Block], title: str) -> str:
             if not block.rows:
                 body.append(f"<p><em>{html.escape(block.empty)}</em></p>")
                 continue
-            head = "".join(f"<th>{_inline(h)}</th>" for h in block.headers)
-            rows = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>"
+            head = "".join(f"<th>{html.escape(h)}</th>" for h in block.headers)
+            rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
                            for row in block.rows)
             body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
         else:

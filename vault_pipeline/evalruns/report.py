@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
+import vault_pipeline.markdown_text as md
 from vault_pipeline.errors import VaultError
 from vault_pipeline.evalruns.render import Block, Figure, Heading, Table, Text, markdown, to_html
 from vault_pipeline.evalruns.settings import INPUTS
@@ -178,8 +179,8 @@ def cost_table(paths: VaultPaths, run_id: str) -> tuple[Table, str]:
     model = calls.get_column("model").unique().sort().to_list()
     return (Table(["task", "input", "answered", "quarantined", "attempts", "tokens in",
                    "tokens out", "of them quarantined", "cost", "seconds"], rows),
-            f"Evaluator: {', '.join(map(str, model)) or '–'}. Every attempt counts: re-asks, "
-            "plain retries and the quarantined calls' attempts are in the tokens, cost and "
+            f"Evaluator: {', '.join(md.code(m) for m in model) or '–'}. Every attempt counts: "
+            "re-asks, plain retries and the quarantined calls' attempts are in the tokens, cost and "
             "seconds (seconds: each call's own time, so concurrent calls add up to more "
             "than the wall time).")
 
@@ -250,7 +251,7 @@ def report_blocks(paths: VaultPaths, run_id: str, with_figures: bool = True) -> 
     items = rating_items(paths, run_id)
     bins = score_bins(items)
     blocks: list[Block] = [
-        Heading(f"Evaluation run `{run_id}`", 1),
+        Heading(f"Evaluation run {md.code(run_id)}", 1),
         Heading("Review paradigms (stratified sample, against the human mean rating)"),
         Text(noise_ceiling(paths))]
     rated = metrics.filter(pl.col("task").is_in(list(REVIEW_ROWS)))

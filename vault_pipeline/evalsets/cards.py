@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 
+import vault_pipeline.markdown_text as md
 from vault_pipeline.evalsets.reliability import icc_oneway
 from vault_pipeline.evalsets.review_paradigm import Shortfall
 
@@ -73,17 +74,17 @@ def _fmt(value: Any) -> str:
 def _nested_table(title: str, data: dict[str, Any]) -> str:
     if not data:
         return f"{title}: none.\n"
-    lines = [f"{title}:", "", "| group | count |", "|---|---:|"]
+    rows: list[tuple[str, Any]] = []
 
     def walk(prefix: str, node: Any) -> None:
         if isinstance(node, dict):
             for key, sub in node.items():
-                walk(f"{prefix} / {key}" if prefix else key, sub)
+                walk(f"{prefix} / {key}" if prefix else str(key), sub)
         else:
-            lines.append(f"| {prefix} | {node} |")
+            rows.append((prefix, node))
 
     walk("", data)
-    return "\n".join(lines) + "\n"
+    return f"{title}:\n\n" + md.table(("group", "count"), rows, ("left", "right")) + "\n"
 
 
 def render_card(set_name: str, table: str, metrics: dict[str, Any],
@@ -123,17 +124,16 @@ def render_card(set_name: str, table: str, metrics: dict[str, Any],
         if key in metrics:
             parts.append(_nested_table(title, metrics[key]))
     if metrics.get("similarity_method"):
-        parts += [f"Topic similarity: `{metrics['similarity_method']}`"
+        parts += [f"Topic similarity: {md.code(metrics['similarity_method'])}"
                   + (f" ({metrics['similarity_note']})" if metrics.get("similarity_note")
                      else "") + ".", ""]
     shortfalls = metrics.get("shortfalls") or []
     if shortfalls:
         parts += ["## Shortfalls (fewer items than the quota; nothing padded)", "",
-                  "| venue | stratum | quota | available | short by |",
-                  "|---|---|---:|---:|---:|"]
-        parts += [f"| {s['venue_id']} | {s['stratum']} | {s['quota']} | {s['available']} | "
-                  f"{s['short_by']} |" for s in shortfalls]
-        parts.append("")
+                  md.table(("venue", "stratum", "quota", "available", "short by"),
+                           [(s["venue_id"], s["stratum"], s["quota"], s["available"],
+                             s["short_by"]) for s in shortfalls],
+                           ("left", "left", "right", "right", "right")), ""]
     notes = metrics.get("notes") or []
     if notes:
         parts += ["## Notes", "", *[f"- {n}" for n in notes], ""]

@@ -35,7 +35,7 @@ def _table(items: list[tuple[str, float]], label: str, percent: bool) -> str:
 
 def _section(title: str, svg: str, items: list[tuple[str, float]], label: str,
              note: str = "", percent: bool = False) -> str:
-    note_html = f"<p class='meta'>{note}</p>" if note else ""
+    note_html = f"<p class='meta'>{escape(note)}</p>" if note else ""
     return (f"<section><h2>{escape(title)}</h2>{note_html}{svg}"
             f"{_table(items, label, percent) if items else ''}</section>")
 
@@ -75,5 +75,4 @@ def write(overview: Overview, out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(out) as tmp:
         Path(tmp).write_text(render(overview), encoding="utf-8")
-        Path(tmp).chmod(0o644)  # a page to share, not a private temporary file
     return out

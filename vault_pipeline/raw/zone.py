@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -29,7 +28,7 @@ from fsspec.implementations.local import LocalFileSystem
 from vault_pipeline.errors import RawFormatError, VaultError
 from vault_pipeline.raw.detect import detect
 from vault_pipeline.schemas import IMPORT_REJECTS, RAW_FILES
-from vault_pipeline.store.atomic import atomic_write_bytes
+from vault_pipeline.store.atomic import atomic_write_bytes, fresh_file, read_only
 from vault_pipeline.store.paths import VaultPaths
 
 SIDECAR = ".meta.json"
@@ -92,12 +91,21 @@ def _copy_hashing(source: Path, target: Path) -> str:
     return digest.hexdigest()
 
 
-def _walk(paths: Iterable[Path]) -> Iterator[Path]:
+def _walk(paths: Iterable[Path]) -> Iterator[tuple[Path, str | None]]:
+    """Each file to import, with why it is refused (None: it is not). A folder's files are
+    the ones inside it: a link to a file outside the folder is refused, never followed (a
+    link to a folder is not entered), so an import takes only what the folder holds."""
     for path in paths:
-        if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.is_file())
-        else:
-            yield path
+        if not path.is_dir():
+            yield path, None
+            continue
+        inside = path.resolve()
+        for found in sorted(p for p in path.rglob("*") if p.is_file()):
+            target = found.resolve()
+            if target != inside and inside not in target.parents:
+                yield found, f"a link to {target}, outside {path}: not followed"
+            else:
+                yield found, None
 
 
 class RawZone:
@@ -156,14 +164,12 @@ class RawZone:
         detection = detect(source)
         incoming = self.cache / ".incoming"  # same file system: the final rename is atomic
         incoming.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(prefix="import-", dir=incoming)
-        os.close(handle)
-        tmp = Path(name)
+        tmp = fresh_file(incoming, "import-")
         try:
             sha = _copy_hashing(source, tmp)  # one read: the stored bytes are the hashed ones
             target = self._relative(sha, detection.kind, detection.extension)
             sidecar = target + SIDECAR
-            tmp.chmod(0o444)  # raw responses are never edited in place
+            read_only(tmp)  # raw responses are never edited in place
             size = tmp.stat().st_size
             if self._exists(sidecar):
                 self._restore(tmp, target)
@@ -221,7 +227,10 @@ class RawZone:
     def import_paths(self, paths: Iterable[Path]) -> ImportReport:
         """Import files and folders; a bad file is reported and kept out, never fatal."""
         report = ImportReport()
-        for path in _walk(paths):
+        for path, refused in _walk(paths):
+            if refused:
+                report.rejected.append((str(path), refused))
+                continue
             restored = len(self._restored)
             try:
                 record, new = self.add_file(path)
@@ -362,9 +371,7 @@ class RawZone:
         if local.is_file() and local.stat().st_size == record.size_bytes:
             return local
         local.parent.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(prefix=".fetch-", dir=local.parent)
-        os.close(handle)
-        tmp = Path(name)
+        tmp = fresh_file(local.parent, ".fetch-")
         try:
             digest = hashlib.sha256()
             with self.fs.open(self._key(record.path), "rb") as reader, tmp.open("wb") as out:
@@ -374,7 +381,7 @@ class RawZone:
             if digest.hexdigest() != record.sha256:
                 raise VaultError(damage_message([RawProblem(
                     record, "content altered in the object store (sha256 differs)")]))
-            tmp.chmod(0o444)
+            read_only(tmp)
             os.replace(tmp, local)
         except FileNotFoundError:
             raise VaultError(damage_message([RawProblem(record, "missing")])) from None
@@ -411,7 +418,7 @@ def damage_message(problems: list[RawProblem]) -> str:
 
 def _safe_sha(path: Path) -> str | None:
     try:
-        return sha256_of(path) if path.is_file() else None
+        return sha256_of(path) if path.is_file() and not path.is_symlink() else None
     except OSError:
         return None
 

@@ -55,15 +55,30 @@ class HarvestContext:
                     "s2": self.config.s2.interval_s}[service]
         return SharedRateLimiter(state_dir(self.paths) / "clocks", service, interval)
 
+    def urls(self, service: str) -> tuple[str, ...]:
+        """The service's own URLs, as configured: where its secrets may go."""
+        arxiv, openreview = self.config.arxiv, self.config.openreview
+        return {"arxiv": (arxiv.oai_url, arxiv.api_url, arxiv.pdf_url, arxiv.eprint_url),
+                "openreview": (openreview.api_url, openreview.api_v1_url),
+                "s2": (self.config.s2.api_url,)}[service]
+
+    def redirect_origins(self, service: str) -> tuple[str, ...]:
+        """The other origins the service's redirects may lead to (its allow-list)."""
+        return {"arxiv": self.config.arxiv, "openreview": self.config.openreview,
+                "s2": self.config.s2}[service].redirect_origins
+
     def client(self, service: str) -> PoliteClient:
-        """The one polite httpx client of ``arxiv`` or ``s2`` for this harvest."""
+        """The one polite httpx client of ``arxiv``, ``openreview`` or ``s2`` for this
+        harvest; the Semantic Scholar key goes to the service's own origin only."""
         if service not in self._clients:
-            headers = {}
+            secrets = {}
             if service == "s2" and (key := secret("s2_api_key")):
-                headers["x-api-key"] = key
-            self._clients[service] = PoliteClient(self.limiter(service), self.config.retry,
-                                                  self.config.user_agent, headers,
-                                                  self.counter(service))
+                secrets["x-api-key"] = key
+            self._clients[service] = PoliteClient(
+                self.limiter(service), self.config.retry, self.config.user_agent,
+                counter=self.counter(service), limits=self.config.limits, secrets=secrets,
+                secret_origins=self.urls(service),
+                redirect_origins=self.redirect_origins(service))
         return self._clients[service]
 
     def counter(self, service: str) -> RequestCounter:

@@ -149,10 +149,6 @@ def plan(ctx: HarvestContext, scope: FulltextScope | None = None, ids: list[str]
     return items[:cap]
 
 
-def _paper_specific(exc: HarvestError) -> bool:
-    return exc.status is not None and 400 <= exc.status < 500 and exc.status != 429
-
-
 def fetch(ctx: HarvestContext, items: list[FulltextItem]) -> FulltextReport:
     report = FulltextReport(planned=len(items))
     client = ctx.client("arxiv")
@@ -161,9 +157,9 @@ def fetch(ctx: HarvestContext, items: list[FulltextItem]) -> FulltextReport:
             response = client.get(item.url)
             data = response.content
             name = eprint_name(item.stem, data) if item.kind == "eprint" else f"{item.stem}.pdf"
-            raw, new = ctx.store(data, name, item.url)
+            raw, new = ctx.store(data, name, str(response.url))
         except (HarvestError, RawFormatError) as exc:
-            if isinstance(exc, HarvestError) and not _paper_specific(exc):
+            if isinstance(exc, HarvestError) and not exc.item_specific:
                 raise  # the service is unwell, not this paper: stop, a rerun resumes
             report.failed.append((item.stem, str(exc)))
             failures = ctx.cursors.load(CURSOR)

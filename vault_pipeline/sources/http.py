@@ -4,6 +4,11 @@ and network errors with exponential backoff and jitter, and gives up after a bou
 attempts with an error naming the URL and the last status. Headers are never logged (they
 carry API keys and tokens).
 
+The server is not trusted: redirects are followed only within their origin or to the
+source's allow-list (a secret header never leaves the origin it was meant for), every body is
+capped while it streams, compressed and decompressed (:mod:`.response`), and a response
+records the URL it finally came from.
+
 One retry loop serves two HTTP stacks: httpx for the clients written here, and a requests
 adapter for openreview-py, whose own session we route through the same clock and policy."""
 
@@ -13,35 +18,35 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Protocol
+from urllib.parse import urljoin
 
 import httpx
 import requests
+import urllib3
 from requests.adapters import HTTPAdapter
 
-from vault_pipeline.errors import VaultError
 from vault_pipeline.sources.limiter import SharedRateLimiter
-from vault_pipeline.sources.settings import RetrySettings
+from vault_pipeline.sources.response import (
+    ACCEPT_ENCODING,
+    CHUNK,
+    HarvestError,
+    ResponseRefused,
+    TransientError,
+    may_follow,
+    origin,
+    read_body,
+)
+from vault_pipeline.sources.settings import ResponseLimits, RetrySettings
 
 log = logging.getLogger(__name__)
 
 RETRY_AFTER_STATUSES = {429, 503}
-
-
-class HarvestError(VaultError):
-    """A request that failed for good (after the bounded retries), or a bad response."""
-
-    def __init__(self, message: str, status: int | None = None):
-        super().__init__(message)
-        self.status = status
-
-
-class TransientError(Exception):
-    """A network-level failure worth retrying (connection reset, timeout)."""
+DECODED = {"content-encoding", "content-length"}  # the body handed on is decoded here
 
 
 class _Response(Protocol):
@@ -128,25 +133,38 @@ def _brief(response: _Response) -> str:
 
 class PoliteClient:
     """An httpx client for one service: one connection, the shared clock, the retry policy,
-    a descriptive User-Agent."""
+    a descriptive User-Agent, the response limits. ``secrets`` (headers such as an API key)
+    go only to ``secret_origins`` (the service's own URLs), never along a redirect to
+    another origin; ``redirect_origins`` are the other origins a redirect may lead to."""
 
     def __init__(self, limiter: SharedRateLimiter, policy: RetrySettings, user_agent: str,
                  headers: Mapping[str, str] | None = None,
-                 counter: RequestCounter | None = None):
+                 counter: RequestCounter | None = None, limits: ResponseLimits | None = None,
+                 secrets: Mapping[str, str] | None = None, secret_origins: Sequence[str] = (),
+                 redirect_origins: Sequence[str] = ()):
         self.limiter = limiter
         self.policy = policy
         self.counter = counter or RequestCounter()
+        self.limits = limits or ResponseLimits()
+        self._secrets = dict(secrets or {})
+        self._secret_origins = {origin(u) for u in secret_origins}
+        self._redirect_origins = tuple(redirect_origins)
         self._client = httpx.Client(
-            headers={"User-Agent": user_agent, **(headers or {})},
+            headers={"User-Agent": user_agent, "Accept-Encoding": ACCEPT_ENCODING,
+                     **(headers or {})},
             timeout=httpx.Timeout(policy.timeout_s),
             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
-            follow_redirects=True,
+            follow_redirects=False,  # followed here, within bounds
         )
 
     def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        secrets = self._secrets if origin(url) in self._secret_origins else {}
+        headers = {**secrets, **kwargs.pop("headers", {})}
+
         def send() -> httpx.Response:
             try:
-                return self._read_by_deadline(self._client.build_request(method, url, **kwargs))
+                request = self._client.build_request(method, url, headers=headers, **kwargs)
+                return self._exchange(request)
             except httpx.TransportError as exc:
                 raise TransientError(f"{type(exc).__name__}: {exc}") from exc
 
@@ -154,31 +172,54 @@ class PoliteClient:
         return send_politely(send, self.limiter, self.policy, f"{method} {described}",
                              self.counter)
 
-    def _read_by_deadline(self, request: httpx.Request) -> httpx.Response:
-        """The whole exchange within ``timeout_s``: httpx's timeouts bound each read, so a
-        server trickling a byte a second would otherwise hold the service's request slot
-        (and every other harvest of it) for as long as it likes.
+    def _exchange(self, request: httpx.Request) -> httpx.Response:
+        """One request with the redirects it may follow, its final body read by one deadline
+        (``timeout_s``: httpx's timeouts bound each read, so a server trickling a byte a
+        second would otherwise hold the service's request slot, and every other harvest of
+        it, for as long as it likes). The response's URL is the one the body came from.
 
         The body is read inside the slot on purpose: arXiv asks for one connection at a
         time and for its interval between the end of one request and the start of the next,
-        and a body still streaming is a request still in flight. Releasing the slot at the
-        headers would let a second harvest open a second connection. What the slot may cost
-        the others is bounded instead: at most the deadline plus one read in progress when it
-        passes (httpx's read timeout, ``timeout_s`` again), after which the request counts as
-        a transient failure and is retried in a later slot."""
+        and a body still streaming is a request still in flight. What the slot may cost the
+        others is bounded instead: at most the deadline plus one read in progress when it
+        passes, after which the request counts as a transient failure and is retried in a
+        later slot."""
         deadline = time.monotonic() + self.policy.timeout_s
-        response = self._client.send(request, stream=True)
-        try:
-            chunks = []
-            for chunk in response.iter_raw():
-                chunks.append(chunk)
-                if time.monotonic() > deadline:
-                    raise TransientError(f"no whole response within {self.policy.timeout_s:g} s "
-                                         "(the server sends too slowly)")
-        finally:
-            response.close()
-        return httpx.Response(response.status_code, headers=response.headers,
-                              content=b"".join(chunks), request=request)
+        first = request.url
+        for _hop in range(self.limits.max_redirects + 1):
+            response = self._client.send(request, stream=True)
+            try:
+                following = response.next_request
+                if following is None:
+                    body = read_body(response.iter_raw(),
+                                     response.headers.get("content-encoding"),
+                                     response.headers.get("content-length"),
+                                     self.limits.max_bytes, deadline,
+                                     f"{request.method} {request.url}",
+                                     self.policy.timeout_s)
+            finally:
+                response.close()
+            if following is None:
+                headers = [(k, v) for k, v in response.headers.multi_items()
+                           if k.lower() not in DECODED]
+                return httpx.Response(response.status_code, headers=headers, content=body,
+                                      request=request)
+            request = self._redirect(request, following, first)
+        raise ResponseRefused(f"{request.method} {first}: more than "
+                              f"{self.limits.max_redirects} redirects; refused")
+
+    def _redirect(self, request: httpx.Request, following: httpx.Request,
+                  first: httpx.URL) -> httpx.Request:
+        """The next hop, if it may be taken, without the secrets when it leaves their
+        origin."""
+        if not may_follow(str(request.url), str(following.url), self._redirect_origins):
+            raise ResponseRefused(
+                f"{request.method} {first}: redirected to {following.url}, another origin; "
+                "refused (a source's `redirect_origins` setting allows one)")
+        if origin(str(following.url)) != origin(str(first)):
+            for name in self._secrets:
+                following.headers.pop(name, None)
+        return following
 
     def get(self, url: str, **kwargs: Any) -> httpx.Response:
         return self.request("GET", url, **kwargs)
@@ -196,37 +237,69 @@ class PoliteClient:
         self.close()
 
 
+def _raw_chunks(raw: urllib3.HTTPResponse) -> Iterator[bytes]:
+    """The body as it arrives, undecoded: each chunk of a chunked body, else each read
+    (never waiting for a whole buffer to fill, so the deadline is checked as bytes come)."""
+    if raw.chunked and raw.supports_chunked_reads():
+        yield from raw.read_chunked(CHUNK, decode_content=False)
+        return
+    while chunk := raw.read1(CHUNK, decode_content=False):
+        yield chunk
+
+
 class PoliteAdapter(HTTPAdapter):
-    """A requests transport adapter with the same clock and policy, mounted on openreview-py's
-    session in place of its own urllib3 retries (which wait at most 120 s on a 429, not until
-    the reset time the server gives)."""
+    """A requests transport adapter with the same clock, policy and limits, mounted on
+    openreview-py's session in place of its own urllib3 retries (which wait at most 120 s on
+    a 429, not until the reset time the server gives). requests follows redirects through
+    the adapter, hop by hop: a hop that would leave its origin (and ``redirect_origins``) is
+    refused here."""
 
     def __init__(self, limiter: SharedRateLimiter, policy: RetrySettings,
-                 counter: RequestCounter | None = None):
+                 counter: RequestCounter | None = None, limits: ResponseLimits | None = None,
+                 redirect_origins: Sequence[str] = ()):
         super().__init__(max_retries=0, pool_connections=1, pool_maxsize=1)
         self.limiter = limiter
         self.policy = policy
         self.counter = counter or RequestCounter()
+        self.limits = limits or ResponseLimits()
+        self.redirect_origins = tuple(redirect_origins)
 
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
         kwargs["timeout"] = kwargs.get("timeout") or self.policy.timeout_s
         kwargs["stream"] = True
+        request.headers["Accept-Encoding"] = ACCEPT_ENCODING
+        describe = f"{request.method} {request.url}"
 
         def attempt() -> requests.Response:
             try:
                 response = super(PoliteAdapter, self).send(request, **kwargs)
-                deadline = time.monotonic() + self.policy.timeout_s
-                chunks = []
-                for chunk in response.raw.stream(1 << 16, decode_content=True):
-                    chunks.append(chunk)
-                    if time.monotonic() > deadline:  # see PoliteClient._read_by_deadline
-                        response.close()
-                        raise TransientError(f"no whole response within "
-                                             f"{self.policy.timeout_s:g} s")
-                response._content = b"".join(chunks)  # read inside the slot, by the deadline
+                try:
+                    self._read(request, response, describe)
+                finally:
+                    response.close()
                 return response
-            except (requests.ConnectionError, requests.Timeout) as exc:
+            except (requests.ConnectionError, requests.Timeout,
+                    urllib3.exceptions.HTTPError) as exc:
                 raise TransientError(f"{type(exc).__name__}") from exc
 
-        return send_politely(attempt, self.limiter, self.policy,
-                             f"{request.method} {request.url}", self.counter)
+        return send_politely(attempt, self.limiter, self.policy, describe, self.counter)
+
+    def _read(self, request: requests.PreparedRequest, response: requests.Response,
+              describe: str) -> None:
+        """Check a redirect, or read the body within the limits (inside the slot, by the
+        deadline: see :meth:`PoliteClient._exchange`)."""
+        if response.is_redirect:
+            target = urljoin(str(request.url), response.headers["location"])
+            if not may_follow(str(request.url), target, self.redirect_origins):
+                raise ResponseRefused(f"{describe}: redirected to {target}, another origin; "
+                                      "refused (a source's `redirect_origins` setting allows "
+                                      "one)")
+            response._content = b""
+            return
+        deadline = time.monotonic() + self.policy.timeout_s
+        response._content = read_body(
+            _raw_chunks(response.raw),
+            response.headers.get("content-encoding"), response.headers.get("content-length"),
+            self.limits.max_bytes, deadline, describe, self.policy.timeout_s)
+        for name in DECODED:
+            response.headers.pop(name, None)

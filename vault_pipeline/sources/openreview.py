@@ -67,7 +67,9 @@ def connect(ctx: HarvestContext, api: int = 2) -> VenueClient:
     client.headers.pop("Authorization", None)
     client.headers["User-Agent"] = ctx.config.user_agent
     counter = ctx.counter("openreview")
-    adapter = PoliteAdapter(ctx.limiter("openreview"), ctx.config.retry, counter)
+    adapter = PoliteAdapter(ctx.limiter("openreview"), ctx.config.retry, counter,
+                            ctx.config.limits, ctx.redirect_origins("openreview"))
+    client.session.max_redirects = ctx.config.limits.max_redirects
     for prefix in list(client.session.adapters):
         client.session.mount(prefix, adapter)
     capture = PageCapture(ctx, (client.notes_url, client.groups_url))

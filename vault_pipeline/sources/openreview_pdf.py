@@ -113,10 +113,6 @@ def _not_pdf(data: bytes, content_type: str | None) -> str | None:
     return f"not a PDF ({content_type or 'no content type'}): {head!r}"
 
 
-def _paper_specific(exc: HarvestError) -> bool:
-    return exc.status is not None and 400 <= exc.status < 500 and exc.status != 429
-
-
 def revision_ids(ctx: HarvestContext, item: PdfItem) -> list[str]:
     """Ids of the edits (API v2) or references (API v1) that set an earlier PDF, oldest
     first."""
@@ -146,7 +142,7 @@ def _fetch_one(ctx: HarvestContext, url: str, name: str, params: dict | None = N
     try:
         response = client.get(url, params=params)
     except HarvestError as exc:
-        if not _paper_specific(exc):
+        if not exc.item_specific:
             raise  # the service is unwell, not this forum: stop, a rerun resumes
         return str(exc), None
     if (reason := _not_pdf(response.content, response.headers.get("content-type"))):
@@ -193,7 +189,7 @@ def _fetch_revisions(ctx: HarvestContext, item: PdfItem, report: PdfReport) -> d
     try:
         ids = revision_ids(ctx, item)
     except HarvestError as exc:
-        if not _paper_specific(exc):
+        if not exc.item_specific:
             raise
         return {"_listing": str(exc)}
     except (json.JSONDecodeError, AttributeError) as exc:

@@ -39,6 +39,19 @@ class RetrySettings:
 
 
 @dataclass(frozen=True)
+class ResponseLimits:
+    """What one response may cost: a body past ``max_response_mb`` (as sent or decompressed)
+    is refused while it streams, and so is a chain of more than ``max_redirects``."""
+
+    max_response_mb: float = 100.0
+    max_redirects: int = 5
+
+    @property
+    def max_bytes(self) -> int:
+        return int(self.max_response_mb * 2**20)
+
+
+@dataclass(frozen=True)
 class FulltextScope:
     """Which papers get their PDF and LaTeX source downloaded."""
 
@@ -63,6 +76,7 @@ class ArxivSettings:
     result_ceiling: int = 30000
     ids_per_request: int = 100
     fulltext: FulltextScope = field(default_factory=FulltextScope)
+    redirect_origins: tuple[str, ...] = ()  # other origins a redirect may lead to
 
 
 @dataclass(frozen=True)
@@ -94,6 +108,7 @@ class OpenReviewSettings:
     interval_s: float = 1.0
     page_size: int = 1000
     venues: tuple[VenueSettings, ...] = DEFAULT_VENUES
+    redirect_origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -103,12 +118,14 @@ class S2Settings:
     batch_size: int = 500
     refresh_days: int = 30
     evaluation_population: bool = True  # with a key: the evaluation venues' counts too
+    redirect_origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class HarvestConfig:
     contact: str | None = None
     retry: RetrySettings = field(default_factory=RetrySettings)
+    limits: ResponseLimits = field(default_factory=ResponseLimits)
     arxiv: ArxivSettings = field(default_factory=ArxivSettings)
     openreview: OpenReviewSettings = field(default_factory=OpenReviewSettings)
     s2: S2Settings = field(default_factory=S2Settings)

@@ -49,8 +49,7 @@ def connect(paths: VaultPaths) -> duckdb.DuckDBPyConnection:
     the configuration cannot be changed back."""
     connection = duckdb.connect(":memory:")
     if not paths.remote:  # the table store (Polars, PyArrow) is loaded for a bucket only
-        literals = {name: "'" + str(file).replace("'", "''") + "'"
-                    for name, file in table_files(paths).items()}
+        literals = {name: _literal(str(file)) for name, file in table_files(paths).items()}
         for name, literal in literals.items():
             connection.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM "
                                f"read_parquet({literal})")
@@ -65,22 +64,47 @@ def connect(paths: VaultPaths) -> duckdb.DuckDBPyConnection:
 
 
 CATALOG_FILE = "vault.duckdb"
+STORAGE_VERSION = "v1.0.0"
+"""The storage format `vault.duckdb` is written in: DuckDB 1.0 and every later release read
+it (the `duckdb` command installed with pip, 1.5, included). This DuckDB's own default
+format would be readable by the 2.x releases only."""
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def write_catalog(paths: VaultPaths) -> Path | None:
     """``<data root>/vault.duckdb``: a DuckDB database of views over the tables (absolute
-    paths), for BI tools and the plain `duckdb` command. Rewritten after each run and
-    swapped in atomically, so a tool that has it open keeps a consistent copy."""
+    paths), each view and column commented with its schema's text, for BI tools and the
+    plain `duckdb` command. Rewritten after each run and swapped in atomically, so a tool
+    that has it open keeps a consistent copy."""
     import os
+
+    from vault_pipeline.schemas import ALL_TABLES
 
     target = paths.home / CATALOG_FILE
     partial = target.with_name(CATALOG_FILE + ".partial")
     partial.unlink(missing_ok=True)
-    connection = duckdb.connect(str(partial))
+    connection = duckdb.connect(":memory:")
     try:
+        connection.execute(f"ATTACH {_literal(str(partial))} AS catalog "
+                           f"(STORAGE_VERSION '{STORAGE_VERSION}')")
+        connection.execute("USE catalog")
         for name, file in table_files(paths).items():
-            literal = "'" + str(file).replace("'", "''") + "'"
-            connection.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM read_parquet({literal})")
+            connection.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM "
+                               f"read_parquet({_literal(str(file))})")
+            schema = ALL_TABLES.get(name)
+            if schema is None:
+                continue
+            connection.execute(f"COMMENT ON VIEW \"{name}\" IS {_literal(schema.doc)}")
+            present = set(connection.sql(f"SELECT * FROM \"{name}\" LIMIT 0").columns)
+            for column in schema.columns:
+                if column.name in present:  # a table written before a column was added
+                    connection.execute(f"COMMENT ON COLUMN \"{name}\".\"{column.name}\" "
+                                       f"IS {_literal(column.doc)}")
+        connection.execute("USE memory")
+        connection.execute("DETACH catalog")
     finally:
         connection.close()
     os.replace(partial, target)

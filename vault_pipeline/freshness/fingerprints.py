@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import fsspec
+from filelock import FileLock
 from fsspec import AbstractFileSystem
 from fsspec.implementations.local import LocalFileSystem
 
+from vault_pipeline.freshness.code_version import code_version
 from vault_pipeline.store.paths import VaultPaths
 
 STATE_FILE = "fingerprints.json"
@@ -82,24 +84,6 @@ def save(paths: VaultPaths, state: State) -> None:
 
 def _digest(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def code_fingerprint() -> str:
-    """The pipeline's code: every source and prompt file of the packages that build assets."""
-    import importlib.util
-
-    stamps = []
-    for package in ("vault_pipeline", "assets", "sensors"):  # found, not imported (Dagster)
-        spec = importlib.util.find_spec(package)
-        if spec is None or not spec.submodule_search_locations:
-            continue
-        root = Path(next(iter(spec.submodule_search_locations)))
-        for file in sorted(root.rglob("*")):
-            if file.suffix in {".py", ".md"} and "__pycache__" not in file.parts \
-                    and "sample" not in file.relative_to(root).parts:
-                stat = file.stat()
-                stamps.append((str(file.relative_to(root)), stat.st_size, stat.st_mtime_ns))
-    return _digest(stamps)
 
 
 def _raw_stamp(paths: VaultPaths) -> str:
@@ -175,7 +159,7 @@ class Fingerprinter:
                  recorded_settings: bool = False) -> None:
         self.paths, self.state, self.run_config = paths, state, run_config
         self.recorded_settings = recorded_settings  # judge by inputs and code alone
-        self._code = code_fingerprint()
+        self._code = code_version()
         self._raw: str | None = None
 
     def inputs(self, asset: str) -> str:
@@ -244,15 +228,52 @@ def _topological(graph: dict[str, Node], selected: set[str]) -> list[str]:
     return order
 
 
-def record(paths: VaultPaths, graph: dict[str, Node], materialized: Iterable[str],
-           run_config: dict | None) -> None:
-    """After a run: remember what each materialized asset was built from."""
-    state = load(paths)
-    state.graph = graph
+def _locked(paths: VaultPaths) -> FileLock:
+    """One writer of the record at a time (the steps of a UI run are processes of their
+    own, each recording its stage)."""
+    target = state_file(paths)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return FileLock(target.with_name(f".{target.name}.lock"), thread_local=False)
+
+
+def _remember(paths: VaultPaths, state: State, assets: Iterable[str],
+              run_config: dict | None) -> None:
     prints = Fingerprinter(paths, state, run_config)
     now = time.time()
-    for asset in _topological(graph, set(materialized)):
+    for asset in _topological(state.graph, set(assets)):
         inputs = prints.inputs(asset)
         state.built[asset] = {"inputs": inputs, "settings": prints.settings(asset), "at": now}
         state.built[asset]["stamp"] = _stamp(paths, asset, state)
-    save(paths, state)
+
+
+def record(paths: VaultPaths, graph: dict[str, Node], materialized: Iterable[str],
+           run_config: dict | None) -> None:
+    """After a run: remember what each materialized asset was built from."""
+    with _locked(paths):
+        state = load(paths)
+        state.graph = graph
+        _remember(paths, state, materialized, run_config)
+        save(paths, state)
+
+
+def record_step(paths: VaultPaths, nodes: dict[str, Node], run_config: dict | None) -> None:
+    """After one stage's step, in whatever run it ran (the UI, a schedule, the CLI): remember
+    what its assets were built from, so that the CLI does not take a UI run's outputs for
+    changes and rebuild everything downstream of them."""
+    with _locked(paths):
+        state = load(paths)
+        state.graph = {**state.graph, **nodes}
+        _remember(paths, state, nodes, run_config)
+        save(paths, state)
+
+
+def forget(paths: VaultPaths, assets: Iterable[str]) -> None:
+    """Drop what ``assets`` were built from (an error-level check failed on them): the next
+    refresh builds and checks them again."""
+    assets = set(assets)
+    if not assets:
+        return
+    with _locked(paths):
+        state = load(paths)
+        state.built = {k: v for k, v in state.built.items() if k not in assets}
+        save(paths, state)
