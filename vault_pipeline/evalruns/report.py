@@ -180,8 +180,8 @@ def cost_table(paths: VaultPaths, run_id: str) -> tuple[Table, str]:
     return (Table(["task", "input", "answered", "quarantined", "attempts", "tokens in",
                    "tokens out", "of them quarantined", "cost", "seconds"], rows),
             f"Evaluator: {', '.join(md.code(m) for m in model) or '–'}. Every attempt counts: "
-            "re-asks, plain retries and the quarantined calls' attempts are in the tokens, cost and "
-            "seconds (seconds: each call's own time, so concurrent calls add up to more "
+            "re-asks, plain retries and the quarantined calls' attempts are in the tokens, cost "
+            "and seconds (seconds: each call's own time, so concurrent calls add up to more "
             "than the wall time).")
 
 
