@@ -1,0 +1,64 @@
+"""Damaged derived files set aside before a run, so the run rebuilds them from the raw zone:
+every table's file and every folder output with a record (the LanceDB index) is checked
+against its checksums (:mod:`.checksums`); a damaged one is moved under
+``quarantine/<when>/`` with a note of what was wrong (kept, never deleted), and is then simply
+missing, which the fingerprints read as "build it again"."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from vault_pipeline.store import checksums
+from vault_pipeline.store.layout import local_tables
+from vault_pipeline.store.paths import VaultPaths
+
+QUARANTINE = "quarantine"
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """A derived file found damaged: where it was, what was wrong, where it went."""
+
+    path: str
+    problem: str
+    moved_to: Path
+
+    def __str__(self) -> str:
+        return (f"{self.path} was damaged ({self.problem}): moved to {self.moved_to}; "
+                "rebuilt from the raw zone by this run")
+
+
+def quarantine(paths: VaultPaths, target: Path, problem: str) -> Quarantined:
+    """Move a damaged file or folder (and its record) under the quarantine folder."""
+    relative = target.relative_to(paths.home)
+    when = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    moved = paths.home / QUARANTINE / when / relative
+    moved.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(target, moved)
+    record = checksums.sidecar(target)
+    if record.exists():
+        os.replace(record, checksums.sidecar(moved))
+    checksums.forget(target)
+    moved.with_name(f"{moved.name}.problem.txt").write_text(f"{problem}\n", encoding="utf-8")
+    return Quarantined(str(relative), problem, moved.relative_to(paths.home))
+
+
+def quarantine_damaged(paths: VaultPaths, folders: Iterable[str] = ()) -> list[Quarantined]:
+    """Check every table and the given folder outputs (paths under the root); move the
+    damaged ones aside. On an object-store root tables are checked as they are read."""
+    if paths.remote:
+        return []
+    found = []
+    store = paths.store
+    for name, file in local_tables(paths.tables).items():
+        if (problem := store.problem(name)) is not None:
+            found.append(quarantine(paths, file, problem))
+    for folder in folders:
+        target = paths.home / folder
+        if (problem := checksums.check_folder(target)) is not None:
+            found.append(quarantine(paths, target, problem))
+    return found
