@@ -90,10 +90,11 @@ def test_a_variable_with_a_bad_value_is_one_line(sample_vault: VaultPaths,
     assert "in VAULT_SPLITS_CUTOFF" in refused(sample_vault, "--select", "papers")
 
 
-def test_a_selection_that_reads_an_unbuilt_upstream_is_refused(sample_vault: VaultPaths
-                                                               ) -> None:
-    line = refused(sample_vault, "--select", "+views")
-    assert "reads documents, which was never built" in line
+def test_a_selection_with_nothing_to_read_is_refused(vault_paths: VaultPaths) -> None:
+    assert vault("import", str(SAMPLE)).exit_code == 0  # and nothing built
+    line = refused(vault_paths, "--select", "+views")
+    assert "masked_records has nothing to read: documents, papers were never built" in line
+    assert "--select '*masked_records'" in line
 
 
 def test_editing_vault_toml_rebuilds_what_it_configures(vault_paths: VaultPaths) -> None:
@@ -103,7 +104,9 @@ def test_editing_vault_toml_rebuilds_what_it_configures(vault_paths: VaultPaths)
         "papers": fingerprints.Node("papers", ("raw_files",), "metadata", ("papers",)),
         "splits": fingerprints.Node("splits", ("papers",), "splits", ("splits", "ideas")),
         "index": fingerprints.Node("index", ("splits",), "index", ("index", "compute"))}))
-    vault_paths.store.write(*_tables())
+    for schema, frame in _tables():
+        vault_paths.store.write(schema, frame)
+    (vault_paths.home / "index" / "views_index.lance").mkdir(parents=True)
     (vault_paths.home / "vault.toml").write_text("[splits]\ncutoff = 2025-01-01\n")
     graph = fingerprints.load(vault_paths).graph
     fingerprints.record(vault_paths, graph, ["papers", "splits", "index"], None)
@@ -120,9 +123,9 @@ def test_editing_vault_toml_rebuilds_what_it_configures(vault_paths: VaultPaths)
 def _tables():
     import polars as pl
 
-    from vault_pipeline.schemas import PAPERS
+    from vault_pipeline.schemas import PAPERS, SPLITS
 
-    return PAPERS, pl.from_arrow(PAPERS.empty())
+    return [(schema, pl.from_arrow(schema.empty())) for schema in (PAPERS, SPLITS)]
 
 
 def test_files_imported_during_a_run_are_built_by_the_next(vault_paths: VaultPaths,
@@ -167,7 +170,8 @@ def test_a_damaged_table_is_one_line_then_quarantined_and_rebuilt(sample_vault: 
     assert other.exit_code == 0 and "papers.parquet" in other.output  # one warning line
     status = vault("status")
     assert status.exit_code == 0 and "papers_rejected" in status.output
-    assert sum("damaged" in line for line in status.output.splitlines()) == 1
+    assert [line.split()[0] for line in status.output.splitlines()
+            if "is damaged (" in line] == ["papers"]
     assert json.loads(vault("status", "--json").output)["tables"]
     repaired = vault("materialize", "--select", "papers", "-q")
     assert repaired.exit_code == 0, repaired.output

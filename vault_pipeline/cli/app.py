@@ -235,7 +235,8 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
         wanted = {k.to_user_string() for k in selection.resolve(defs.resolve_asset_graph())}
         state = fingerprints.load(paths)
         state.graph = nodes
-        preflight.check_inputs(paths, state, wanted, ON_REQUEST)
+        for note in preflight.check_inputs(paths, state, wanted, ON_REQUEST):
+            typer.secho(f"  note: {note}", fg=typer.colors.YELLOW, err=True)
         if not force:
             due = fingerprints.stale(paths, state, wanted, run_config, live=LIVE)
             if not due:  # keep the graph and the known sections for next time

@@ -87,19 +87,29 @@ def check_run_config(paths: VaultPaths, run_config: Mapping[str, Any] | None,
 
 
 def check_inputs(paths: VaultPaths, state: fingerprints.State, selected: Iterable[str],
-                 on_request: Iterable[str]) -> None:
-    """Refuse a selection that reads an upstream asset that is not there (never built, or
-    quarantined): it would be read as empty and every check would pass."""
+                 on_request: Iterable[str]) -> list[str]:
+    """Refuse a selection in which an asset has nothing to read: each of its upstream
+    assets outside the selection is missing (never built, or quarantined), and it does not
+    read the raw zone itself; it would build empty tables and pass every check. An asset
+    missing only some of its inputs runs (stages read an absent table as "not known"): one
+    note each, returned, says which."""
     selected = set(selected)
     skipped = set(on_request)
+    notes = []
     for asset in sorted(selected):
-        for dep in sorted(state.graph[asset].deps):
-            node = state.graph.get(dep)
-            if (dep in selected or dep == fingerprints.RAW_ASSET or node is None
-                    or node.group in skipped):
-                continue
-            if fingerprints.output_stamp(paths, dep, state) is None:
-                raise VaultError(
-                    f"{asset} reads {dep}, which was never built (or was quarantined): build "
-                    f"it too (`vault materialize --select '*{asset}'` builds everything "
-                    "upstream; plain `vault materialize` builds the whole vault)")
+        deps = state.graph[asset].deps
+        if fingerprints.RAW_ASSET in deps:
+            continue
+        outside = [d for d in sorted(deps) if d not in selected and d in state.graph
+                   and state.graph[d].group not in skipped]
+        missing = [d for d in outside if fingerprints.output_stamp(paths, d, state) is None]
+        if not missing:
+            continue
+        names, asset = ", ".join(missing), state.graph[asset].op  # the stage, as users know it
+        if len(missing) == len(outside) and not set(deps) & selected:
+            raise VaultError(
+                f"{asset} has nothing to read: {names} {'was' if len(missing) == 1 else 'were'}"
+                " never built (or quarantined). Build them too: `vault materialize --select "
+                f"'*{asset}'` builds everything upstream, plain `vault materialize` the vault")
+        notes.append(f"{asset} runs without {names} (never built)")
+    return sorted(set(notes))
