@@ -173,6 +173,9 @@ def test_a_damaged_table_is_one_line_then_quarantined_and_rebuilt(sample_vault: 
     assert [line.split()[0] for line in status.output.splitlines()
             if "is damaged (" in line] == ["papers"]
     assert json.loads(vault("status", "--json").output)["tables"]
+    verify = vault("verify")
+    assert verify.exit_code == 1 and "tables/papers.parquet: " in verify.output
+    assert "derived file(s) damaged: `vault materialize` quarantines them" in verify.output
     repaired = vault("materialize", "--select", "papers", "-q")
     assert repaired.exit_code == 0, repaired.output
     assert "tables/papers.parquet was damaged" in repaired.output

@@ -713,17 +713,28 @@ def report(
 
 @app.command()
 def verify(home: HomeOption = None) -> None:
-    """Check every raw file against its sha256: missing, truncated or altered files are
-    listed (restore them with `vault import` of the originals); exit 1 if any."""
-    zone = raw_zone.RawZone(_vault(home))
+    """Check every raw file against its sha256 (missing, truncated or altered files are
+    listed: restore them with `vault import` of the originals), then every table file and
+    the index against the checksums recorded when they were written (`vault materialize`
+    rebuilds a damaged one); exit 1 if any."""
+    paths = _vault(home)
+    zone = raw_zone.RawZone(paths)
     records = zone.files(check=False)
     problems = zone.verify(records, full=True)
     for problem in problems:
         typer.secho(f"  ! {problem}", fg=typer.colors.YELLOW, err=True)
+    derived = repair.damaged(paths, fingerprints.FOLDER_OUTPUTS.values(), full=True)
+    for target, problem in derived:
+        typer.secho(f"  ! {target.relative_to(paths.home)}: {problem}",
+                    fg=typer.colors.YELLOW, err=True)
     if problems:
         raise _fail(f"{len(problems)} of {len(records)} raw file(s) damaged: restore them "
                     "with `vault import` of the original files")
-    typer.echo(f"raw zone: all {len(records)} file(s) match their sha256")
+    if derived:
+        raise _fail(f"{len(derived)} derived file(s) damaged: `vault materialize` "
+                    "quarantines them and rebuilds them from the raw zone")
+    typer.echo(f"raw zone: all {len(records)} file(s) match their sha256; tables and index "
+               "match their checksums")
 
 
 @app.command("search")

@@ -47,18 +47,25 @@ def quarantine(paths: VaultPaths, target: Path, problem: str) -> Quarantined:
     return Quarantined(str(relative), problem, moved.relative_to(paths.home))
 
 
-def quarantine_damaged(paths: VaultPaths, folders: Iterable[str] = ()) -> list[Quarantined]:
-    """Check every table and the given folder outputs (paths under the root); move the
-    damaged ones aside. On an object-store root tables are checked as they are read."""
+def damaged(paths: VaultPaths, folders: Iterable[str] = (), full: bool = False
+            ) -> list[tuple[Path, str]]:
+    """Every damaged table file and folder output (paths under the root), with its problem
+    (``full``: every file hashed, as `vault verify` does). On an object-store root tables
+    are checked as they are read."""
     if paths.remote:
         return []
     found = []
     store = paths.store
     for name, file in local_tables(paths.tables).items():
-        if (problem := store.problem(name)) is not None:
-            found.append(quarantine(paths, file, problem))
+        if (problem := store.problem(name, full=full)) is not None:
+            found.append((file, problem))
     for folder in folders:
         target = paths.home / folder
-        if (problem := checksums.check_folder(target)) is not None:
-            found.append(quarantine(paths, target, problem))
+        if (problem := checksums.check_folder(target, full=full)) is not None:
+            found.append((target, problem))
     return found
+
+
+def quarantine_damaged(paths: VaultPaths, folders: Iterable[str] = ()) -> list[Quarantined]:
+    """Move every damaged table and folder output aside (see :func:`damaged`)."""
+    return [quarantine(paths, target, problem) for target, problem in damaged(paths, folders)]

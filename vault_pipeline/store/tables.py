@@ -140,10 +140,13 @@ class TableStore:
         files = self.fs.glob(f"{self.root}/*{SUFFIX}")
         return sorted(Path(f).name[: -len(SUFFIX)] for f in files)
 
-    def problem(self, table: Table) -> str | None:
-        """What is wrong with a local table's file (see :mod:`.checksums`), None when it is
-        intact or absent; an object is checked as it is read (:meth:`_read`)."""
-        return checksums.check(Path(self.path(table)), readable) if self.local else None
+    def problem(self, table: Table, full: bool = False) -> str | None:
+        """What is wrong with a local table's file (see :mod:`.checksums`; ``full``: hashed
+        whatever its stat), None when it is intact or absent; an object is checked as it is
+        read (:meth:`_read`)."""
+        if not self.local:
+            return None
+        return checksums.check(Path(self.path(table)), readable, full=full)
 
     def verified(self, table: Table) -> str:
         """A local table's path, checked against its checksum: damage is a VaultError."""
