@@ -46,15 +46,6 @@ def refused(paths: VaultPaths, *args: str) -> str:
     return lines[0]
 
 
-@pytest.fixture
-def sample_vault(vault_paths: VaultPaths) -> VaultPaths:
-    """The bundled sample imported and `papers` built (111 papers)."""
-    assert vault("import", str(SAMPLE)).exit_code == 0
-    built = vault("materialize", "--select", "papers", "-q")
-    assert built.exit_code == 0, built.output
-    return vault_paths
-
-
 @pytest.mark.parametrize(("toml", "expected"), [
     ("[splitz]\ncutoff = 2025-01-01\n", "unknown section [splitz] in vault.toml (did you mean "
                                         "'splits'?)"),

@@ -66,15 +66,6 @@ def one_line_error(result, code: int = 1) -> str:
     return errors[0]
 
 
-@pytest.fixture
-def sample_vault(vault_paths: VaultPaths) -> VaultPaths:
-    """The bundled sample imported and `papers` built (111 papers)."""
-    assert vault("import", str(SAMPLE)).exit_code == 0
-    built = vault("materialize", "--select", "papers", "-q")
-    assert built.exit_code == 0, built.output
-    return vault_paths
-
-
 def papers_count() -> int:
     result = vault("sql", "SELECT count(*) AS n FROM papers", "--format", "json")
     assert result.exit_code == 0, result.output
