@@ -19,12 +19,15 @@ is used here: `vault sql` and `vault status` check tables without loading Polars
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from vault_pipeline.store.atomic import atomic_path
 
 SUFFIX = ".sum.json"
 FULL_CHECK_S = 7 * 24 * 3600
@@ -110,6 +113,16 @@ def commit(path: Path, sha: str) -> None:
     stat = _stat(path)
     _save(sidecar(path), {"sha256": sha, "accept": [sha], **stat, "verified_at": time.time()})
     _trusted[str(path)] = _key(stat)
+
+
+@contextlib.contextmanager
+def recorded_path(target: Path) -> Iterator[Path]:
+    """:func:`~vault_pipeline.store.atomic.atomic_path` with the file's checksum recorded
+    (:func:`begin` before the rename, :func:`commit` after)."""
+    with atomic_path(target) as tmp:
+        yield tmp
+        sha = begin(target, tmp)
+    commit(target, sha)
 
 
 def record(path: Path) -> None:

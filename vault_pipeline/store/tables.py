@@ -230,12 +230,9 @@ class TableStore:
         stream row groups); elsewhere it is uploaded once complete."""
         what = f"table {table_name(table)!r}"
         if self.local:
-            target = Path(self.path(table))
-            with disk_full_is_one_line(what):
-                with atomic_path(target) as tmp:
-                    yield tmp
-                    sha = checksums.begin(target, tmp)  # recorded before the rename
-                checksums.commit(target, sha)
+            with disk_full_is_one_line(what), checksums.recorded_path(
+                    Path(self.path(table))) as tmp:
+                yield tmp
             return
         with disk_full_is_one_line(what), tempfile.TemporaryDirectory() as folder:
             tmp = Path(folder) / f"{table_name(table)}{SUFFIX}"
