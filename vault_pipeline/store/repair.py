@@ -29,7 +29,7 @@ class Quarantined:
 
     def __str__(self) -> str:
         return (f"{self.path} was damaged ({self.problem}): moved to {self.moved_to}; "
-                "rebuilt from the raw zone by this run")
+                "`vault materialize` builds it again from the raw zone")
 
 
 def quarantine(paths: VaultPaths, target: Path, problem: str) -> Quarantined:
