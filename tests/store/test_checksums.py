@@ -150,3 +150,22 @@ def test_a_folder_output_is_judged_file_by_file(tmp_path: Path) -> None:
     checksums.commit_folder(folder)
     (folder / "_latest.manifest").unlink()
     assert checksums.check_folder(folder) == "_latest.manifest is missing"
+
+
+def test_an_object_cut_short_is_one_line_and_a_whole_rewrite_a_new_version(tmp_path) -> None:
+    import fsspec
+
+    from vault_pipeline.store.tables import TableStore
+
+    fs = fsspec.filesystem("memory")
+    store = TableStore(f"/vault-{tmp_path.name}/tables", fs)
+    store.write(SPLITS, _splits())
+    data = fs.cat_file(store.path(SPLITS))
+    fs.pipe_file(store.path(SPLITS), data[: len(data) // 2])
+    with pytest.raises(VaultError) as caught:
+        store.read(SPLITS)
+    assert "not a whole Parquet object" in one_line(caught)
+    other = tmp_path / "other.parquet"
+    _splits(4).write_parquet(other)
+    fs.pipe_file(store.path(SPLITS), other.read_bytes())  # another tool's put
+    assert store.read(SPLITS).height == 4

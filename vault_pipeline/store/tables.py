@@ -63,14 +63,20 @@ def disk_full_is_one_line(what: str) -> Iterator[None]:
                          "previous version is intact: free space and run again") from None
 
 
-def readable(path: Path) -> str | None:
-    """A Parquet file's problem when it does not decode whole (every row group, its pages'
-    CRCs where written), else None: how a table rewritten by another tool is judged."""
-    problem = checksums.parquet_shape(path)
+def readable(source: Path | bytes) -> str | None:
+    """A Parquet file's (or object's bytes') problem when it does not decode whole (every
+    row group, its pages' CRCs where written), else None: how a table rewritten by another
+    tool is judged."""
+    if isinstance(source, Path):
+        problem = checksums.parquet_shape(source)
+    else:
+        whole = len(source) >= 12 and source[:4] == source[-4:] == checksums.MAGIC
+        problem = None if whole else f"not a whole Parquet object ({len(source):,} bytes)"
     if problem is not None:
         return problem
     try:
-        parquet = pq.ParquetFile(path, page_checksum_verification=True)
+        parquet = pq.ParquetFile(source if isinstance(source, Path) else io.BytesIO(source),
+                                 page_checksum_verification=True)
         for group in range(parquet.num_row_groups):
             parquet.read_row_group(group)
     except (OSError, ValueError, pa.ArrowException) as exc:
@@ -169,15 +175,18 @@ class TableStore:
         return f"{self.root}/{checksums.sidecar(Path(self.path(table))).name}"
 
     def _check_object(self, table: Table, data: bytes) -> None:
-        """An object's bytes against the sha256 recorded when it was put (if any)."""
+        """An object's bytes against the sha256 recorded when it was put (if any). An object
+        is never changed in place: other bytes are another put (a concurrent appender's, or
+        another tool's), a new version when they decode whole, damage otherwise."""
         try:
             saved = json.loads(self.fs.cat_file(self._sidecar(table)))
         except (FileNotFoundError, ValueError):
             return
-        accepted = saved.get("accept", [saved.get("sha256")])
-        if hashlib.sha256(data).hexdigest() not in accepted:
+        if hashlib.sha256(data).hexdigest() in saved.get("accept", [saved.get("sha256")]):
+            return
+        if (problem := readable(data)) is not None:
             raise damaged(table_name(table), self.fs.unstrip_protocol(self.path(table)),
-                          "its sha256 differs from the one recorded when it was written")
+                          problem)
 
     def read(self, schema: TableSchema, columns: Sequence[str] | None = None) -> pl.DataFrame:
         """A table, or an empty frame of its schema when it was never written."""
