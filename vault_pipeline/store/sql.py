@@ -133,7 +133,8 @@ def query(paths: VaultPaths, sql: str) -> duckdb.DuckDBPyRelation:
     except duckdb.Error as exc:
         message = _one_line(str(exc))
         damaged = damaged_tables(paths)
-        named = [line for name, line in damaged.items() if re.search(rf"\b{name}\b", sql)]
+        named = [line for name, line in damaged.items()
+                 if re.search(rf"\b{re.escape(name)}\b", sql)]
         if named:
             raise VaultError(named[0]) from None
         if not paths.store.names():
