@@ -28,3 +28,17 @@ def vault_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> VaultPaths:
     monkeypatch.setenv("VAULT_HOME", str(paths.home))
     monkeypatch.setenv("DAGSTER_HOME", str(paths.dagster_home))
     return paths
+
+
+@pytest.fixture
+def sample_vault(vault_paths: VaultPaths) -> VaultPaths:
+    """The bundled sample imported and `papers` built (207 papers)."""
+    from typer.testing import CliRunner
+
+    from vault_pipeline.cli.app import app
+
+    runner = CliRunner()
+    assert runner.invoke(app, ["import", str(SAMPLE)]).exit_code == 0
+    built = runner.invoke(app, ["materialize", "--select", "papers", "-q"])
+    assert built.exit_code == 0, built.output
+    return vault_paths

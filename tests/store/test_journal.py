@@ -34,3 +34,17 @@ def test_batches_of_several_kinds(tmp_path) -> None:
                   "failures": pl.DataFrame({"id": ["b"]})}, key="batch1")
     assert [p.name for p in journal.parts("failures")] == ["batch1.failures.parquet"]
     assert journal.load("records")[0].columns == ["id", "n"]  # cast to its schema
+
+
+def test_a_damaged_part_is_set_aside_and_its_work_done_again(tmp_path) -> None:
+    from tests.store.test_checksums import flip
+    from vault_pipeline.store import checksums
+
+    journal = Journal(tmp_path / "j", {"done": DONE})
+    journal.save({"done": pl.DataFrame({"id": ["a"], "n": [1]})}, key="one")
+    journal.save({"done": pl.DataFrame({"id": ["b"], "n": [2]})}, key="two")
+    flip(tmp_path / "j" / "two.done.parquet")  # size and mtime kept
+    checksums._trusted.clear()  # as the next run finds it
+    again = Journal(tmp_path / "j", {"done": DONE})
+    assert again.scan().collect()["id"].to_list() == ["a"]
+    assert (tmp_path / "j" / "two.done.parquet.damaged").is_file()

@@ -31,6 +31,9 @@ raw_zone = lazy_import("vault_pipeline.raw.zone")
 sql_module = lazy_import("vault_pipeline.store.sql")
 sql_output = lazy_import("vault_pipeline.store.sql_output")
 fingerprints = lazy_import("vault_pipeline.freshness.fingerprints")
+settings_module = lazy_import("vault_pipeline.pipeline.settings")
+preflight = lazy_import("vault_pipeline.cli.preflight")
+repair = lazy_import("vault_pipeline.store.repair")
 
 app = typer.Typer(
     help="Research Idea Vault: harvest, parse and query a results-masked idea vault.",
@@ -170,12 +173,15 @@ def _graph_nodes(defs) -> dict[str, fingerprints.Node]:
     """The asset graph as the fingerprint check keeps it (no Dagster needed to read it)."""
     graph = defs.resolve_asset_graph()
     op_of = {k.to_user_string(): a.node_def.name for a in defs.assets for k in a.keys}
+    from vault_pipeline.pipeline.stage import DECLARED
+
     nodes = {}
     for key in graph.get_all_asset_keys():
         name, node = key.to_user_string(), graph.get(key)
-        nodes[name] = fingerprints.Node(op_of.get(name, name),
-                                        tuple(p.to_user_string() for p in node.parent_keys),
-                                        node.group_name)
+        op = op_of.get(name, name)
+        stage = DECLARED.get(op)
+        nodes[name] = fingerprints.Node(op, tuple(p.to_user_string() for p in node.parent_keys),
+                                        node.group_name, stage and stage.sections)
     return nodes
 
 
@@ -198,9 +204,13 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
     when it succeeded and no error-level check failed (with ``strict``, no warning-level
     check either)."""
     force = force or retry_failed or strict  # --strict judges checks: they must run
+    for found in repair.quarantine_damaged(paths, fingerprints.FOLDER_OUTPUTS.values()):
+        typer.secho(f"  repaired: {found}", fg=typer.colors.YELLOW, err=True)
     if select is None and not force:  # the common refresh: decided without Dagster
         state = fingerprints.load(paths)
         default = [a for a, node in state.graph.items() if node.group not in ON_REQUEST]
+        if state.sections:  # known from the last run: a new `[splitz]` is refused here too
+            settings_module.check_sections(paths.home, state.sections)
         if default and not fingerprints.stale(paths, state, default, run_config, live=LIVE):
             return _nothing_to_do(paths, len(default))
     import dagster as dg
@@ -213,6 +223,8 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
     os.environ["VAULT_HOME"] = paths.root  # the object-store URL when the root is one
     defs = build_defs(paths)
     everything = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
+    preflight.check_settings(paths)
+    preflight.check_run_config(paths, run_config, _op_configs(everything))
     try:
         selection = (_resolve_selection(defs, select) if select else
                      dg.AssetSelection.all() - dg.AssetSelection.groups(*ON_REQUEST))
@@ -224,13 +236,16 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
                                                         "retry_failed": True}}
             run_config = {**(run_config or {}), "ops": ops}
         nodes = _graph_nodes(defs)
+        wanted = {k.to_user_string() for k in selection.resolve(defs.resolve_asset_graph())}
+        state = fingerprints.load(paths)
+        state.graph = nodes
+        for note in preflight.check_inputs(paths, state, wanted, ON_REQUEST):
+            typer.secho(f"  note: {note}", fg=typer.colors.YELLOW, err=True)
         if not force:
-            wanted = {k.to_user_string() for k in selection.resolve(defs.resolve_asset_graph())}
-            state = fingerprints.load(paths)
-            state.graph = nodes
             due = fingerprints.stale(paths, state, wanted, run_config, live=LIVE)
-            if not due:
-                fingerprints.record(paths, nodes, [], run_config)  # keep the graph for next time
+            if not due:  # keep the graph and the known sections for next time
+                fingerprints.record(paths, nodes, [], run_config,
+                                    known=settings_module.SECTIONS)
                 return _nothing_to_do(paths, len(wanted))
             if len(due) < len(wanted):
                 typer.echo(f"  {len(wanted) - len(due)} asset(s) up to date, skipped")
@@ -238,6 +253,7 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
                 run_config = _config_for(run_config, due, nodes)
         from vault_pipeline.cli.progress import stage_bars
 
+        taken = fingerprints.snapshot(paths)  # what the run reads: as it starts
         with _user_errors_in_one_line(), stage_bars():
             result = dg.materialize(
                 everything, instance=instance, resources=defs.resources, selection=selection,
@@ -246,13 +262,14 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
                             "loggers": {"console": {"config": {"log_level": log_level}}}},
             )
     except dg.DagsterError as exc:
-        raise VaultError(f"cannot materialize {select!r}: {exc}") from None
+        raise VaultError(f"cannot materialize {select!r}: {_dagster_line(exc)}") from None
     failed_checks = {e.asset_key.to_user_string() for e in result.get_asset_check_evaluations()
                      if not e.passed and e.severity == dg.AssetCheckSeverity.ERROR}
     built = [e.step_materialization_data.materialization.asset_key.to_user_string()
              for e in result.get_asset_materialization_events()]
     # an asset whose error-level check failed is run (and checked) again by the next refresh
-    fingerprints.record(paths, nodes, [a for a in built if a not in failed_checks], run_config)
+    fingerprints.record(paths, nodes, [a for a in built if a not in failed_checks], run_config,
+                        taken, known=settings_module.SECTIONS)
     fingerprints.forget(paths, failed_checks)  # its step recorded it when it ended
     _write_catalog(paths)
     for event in result.get_asset_materialization_events():
@@ -273,6 +290,22 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
                 typer.secho(f"  step {event.step_key} failed: {message}",
                             fg=typer.colors.RED, err=True)
     return result.success and checks_ok
+
+
+def _op_configs(definitions) -> dict:
+    """Each op of the assets and checks, with its config type (for the run config check)."""
+    schemas = {}
+    for definition in definitions:
+        schema = definition.node_def.config_schema
+        schemas[definition.node_def.name] = schema.config_type if schema else None
+    return schemas
+
+
+def _dagster_line(exc: Exception) -> str:
+    """One line of a Dagster error (a config error without its dump of the expected type)."""
+    errors = getattr(exc, "errors", None)
+    text = str(errors[0].message) if errors else str(exc)
+    return " ".join(text.split(" Expected: ", 1)[0].split())
 
 
 def _root_cause(error):
@@ -427,11 +460,32 @@ def _run_config(file: Path | None) -> dict | None:
 
     try:
         loaded = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise VaultError(f"cannot read run config {file}: {exc}") from None
+    except OSError as exc:
+        raise VaultError(f"cannot read run config {file}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise VaultError(f"cannot read run config {file}: not UTF-8 text") from None
+    except yaml.YAMLError as exc:
+        raise VaultError(f"cannot read run config {file}: {_yaml_line(exc)}") from None
     if not isinstance(loaded, dict):
         raise VaultError(f"run config {file} is not a mapping (ops: {{...}})")
-    return loaded
+    return _dates_as_text(loaded)
+
+
+def _yaml_line(exc: Exception) -> str:
+    """PyYAML's error in one line: the problem and where (its excerpt of the file left out)."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None)
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+    return f"invalid YAML: {problem}{where}"
+
+
+def _dates_as_text(value):
+    """YAML reads `cutoff: 2025-01-01` as a date: settings take dates as text."""
+    if isinstance(value, dict):
+        return {k: _dates_as_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_dates_as_text(v) for v in value]
+    return value.isoformat() if hasattr(value, "isoformat") else value
 
 
 @app.command()
@@ -450,9 +504,12 @@ def sql(
 ) -> None:
     """Query every table of the vault with DuckDB (each table is a view by its name)."""
     try:
+        paths = _vault(home)
+        relation = sql_module.query(paths, statement)
+        for line in sql_module.damaged_tables(paths).values():
+            typer.secho(f"warning: {line}", fg=typer.colors.YELLOW, err=True)
         chosen = sql_output.chosen_format(fmt, output, sys.stdout.isatty())
-        sql_output.write_result(sql_module.query(_vault(home), statement), chosen, limit,
-                                output)
+        sql_output.write_result(relation, chosen, limit, output)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     except OSError as exc:
@@ -496,6 +553,20 @@ def _status_json(paths: VaultPaths, files: list[str], zone_files: list) -> dict:
     """Everything `vault status` knows, for scripts and dashboards."""
     from vault_pipeline.index.lance_index import index_metadata_of
 
+    def table(name: str) -> dict:
+        try:
+            rows = paths.store.rows(name)
+        except VaultError as exc:
+            return {"name": name, "damaged": str(exc)}
+        return {"name": name, "rows": rows, "bytes": paths.store.size(name),
+                "last_materialization": last.get(name)}
+
+    def index() -> dict | None:
+        try:
+            return index_metadata_of(paths) or None
+        except VaultError as exc:
+            return {"damaged": str(exc)}
+
     last = _last_materializations(paths, list(files))
     state = fingerprints.load(paths)
     default = [a for a, node in state.graph.items() if node.group != HARVEST_GROUP]
@@ -503,10 +574,8 @@ def _status_json(paths: VaultPaths, files: list[str], zone_files: list) -> dict:
     return {
         "home": str(paths.home),
         "raw_zone": {"files": len(zone_files), "bytes": sum(f.size_bytes for f in zone_files)},
-        "tables": [{"name": name, "rows": paths.store.rows(name),
-                    "bytes": paths.store.size(name), "last_materialization": last.get(name)}
-                   for name in files],
-        "index": index_metadata_of(paths) or None,
+        "tables": [table(name) for name in files],
+        "index": index(),
         "exports": [{"path": str(m.parent), "manifest": str(m)} for m in exports],
         "stale_assets": sorted(fingerprints.stale(paths, state, default, None,
                                                   recorded_settings=True, live=LIVE))
@@ -538,7 +607,11 @@ def status(home: HomeOption = None, as_json: Annotated[bool, typer.Option(
     last = _last_materializations(paths, list(files))
     typer.echo(f"{'table':<24}{'rows':>12}{'bytes':>14}  last materialization")
     for name in files:
-        rows = paths.store.rows(name)
+        try:
+            rows = paths.store.rows(name)
+        except VaultError as exc:  # damaged: its one line, and the other tables
+            typer.secho(f"{name:<24}  {exc}", fg=typer.colors.YELLOW)
+            continue
         when = last.get(name, "(written outside Dagster)")
         typer.echo(f"{name:<24}{rows:>12,}{paths.store.size(name):>14,}  {when}")
 
@@ -591,17 +664,28 @@ def report(
 
 @app.command()
 def verify(home: HomeOption = None) -> None:
-    """Check every raw file against its sha256: missing, truncated or altered files are
-    listed (restore them with `vault import` of the originals); exit 1 if any."""
-    zone = raw_zone.RawZone(_vault(home))
+    """Check every raw file against its sha256 (missing, truncated or altered files are
+    listed: restore them with `vault import` of the originals), then every table file and
+    the index against the checksums recorded when they were written (`vault materialize`
+    rebuilds a damaged one); exit 1 if any."""
+    paths = _vault(home)
+    zone = raw_zone.RawZone(paths)
     records = zone.files(check=False)
     problems = zone.verify(records, full=True)
     for problem in problems:
         typer.secho(f"  ! {problem}", fg=typer.colors.YELLOW, err=True)
+    derived = repair.damaged(paths, fingerprints.FOLDER_OUTPUTS.values(), full=True)
+    for target, problem in derived:
+        typer.secho(f"  ! {target.relative_to(paths.home)}: {problem}",
+                    fg=typer.colors.YELLOW, err=True)
     if problems:
         raise _fail(f"{len(problems)} of {len(records)} raw file(s) damaged: restore them "
                     "with `vault import` of the original files")
-    typer.echo(f"raw zone: all {len(records)} file(s) match their sha256")
+    if derived:
+        raise _fail(f"{len(derived)} derived file(s) damaged: `vault materialize` "
+                    "quarantines them and rebuilds them from the raw zone")
+    typer.echo(f"raw zone: all {len(records)} file(s) match their sha256; tables and index "
+               "match their checksums")
 
 
 @app.command("search")

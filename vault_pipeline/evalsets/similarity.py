@@ -17,8 +17,9 @@ import numpy as np
 import polars as pl
 
 from vault_pipeline.evalsets.settings import LEXICAL
-from vault_pipeline.store.atomic import atomic_path
+from vault_pipeline.store import checksums
 from vault_pipeline.store.paths import VaultPaths
+from vault_pipeline.store.tables import readable
 
 LEXICAL_METHOD = "lexical-tfidf"
 
@@ -56,7 +57,8 @@ def embed_cached(paths: VaultPaths, embedder, texts: list[str]) -> np.ndarray:
     """Embeddings of ``texts`` with ``embedder``, computing only those not cached."""
     keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
     cache_file = _cache_file(paths, embedder.name)
-    cached = (pl.read_parquet(cache_file) if cache_file.exists()
+    intact = cache_file.exists() and checksums.check(cache_file, readable) is None
+    cached = (pl.read_parquet(cache_file) if intact  # a damaged cache is computed again
               else pl.DataFrame(schema={"text_sha256": pl.String,
                                         "vector": pl.List(pl.Float32)}))
     known = dict(zip(cached.get_column("text_sha256").to_list(),
@@ -73,7 +75,7 @@ def embed_cached(paths: VaultPaths, embedder, texts: list[str]) -> np.ndarray:
         frame = pl.DataFrame({"text_sha256": [*cached.get_column("text_sha256").to_list(),
                                               *missing],
                               "vector": pl.Series(list(matrix), dtype=pl.List(pl.Float32))})
-        with atomic_path(cache_file) as tmp:  # a cache, not a table: no schema of its own
+        with checksums.recorded_path(cache_file) as tmp:  # a cache: no schema of its own
             frame.write_parquet(tmp)
     return matrix[[known[k] for k in keys]]
 

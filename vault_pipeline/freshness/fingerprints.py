@@ -7,10 +7,16 @@ An asset's inputs are the raw zone (for `raw_files` and the stages that read it:
 file's name, size and mtime), its upstream tables (size and mtime of each file; on an
 object-store root the object's URL, size and ETag, asked through the table store) or, for
 outputs that are folders (the index, the export), the upstream's own fingerprint; its
-settings are its op's run config and the `VAULT_*` variables; its code is a hash of the
-pipeline's source files. The asset graph is kept with the fingerprints, so the check needs
-no Dagster import. A fingerprint older than a day counts as stale, so the daily refresh
-still runs the raw zone's periodic full checks."""
+settings are every layer of the sections its stage reads (its own and those it ``uses``):
+their tables of `vault.toml` (or their own files), the `VAULT_*` variables and its op's run
+config (which carries the command's options); its code is a hash of the pipeline's source
+files.
+
+What a run read is taken when it starts (:class:`Snapshot`): the raw zone, the settings
+files and the environment as they were then, so a file imported or a setting edited while
+the run goes is seen by the next run, never counted as built. The asset graph is kept with
+the fingerprints, so the check needs no Dagster import. A fingerprint older than a day counts
+as stale, so the daily refresh still runs the raw zone's periodic full checks."""
 
 from __future__ import annotations
 
@@ -28,6 +34,7 @@ from fsspec import AbstractFileSystem
 from fsspec.implementations.local import LocalFileSystem
 
 from vault_pipeline.freshness.code_version import code_version
+from vault_pipeline.pipeline.settings import file_layers
 from vault_pipeline.store.paths import VaultPaths
 
 STATE_FILE = "fingerprints.json"
@@ -44,17 +51,40 @@ IGNORED_ENV = {"VAULT_HOME", "VAULT_MODEL_CACHE"}
 
 @dataclass(frozen=True)
 class Node:
-    """One asset as the check sees it: the op that writes it, its upstream assets, group."""
+    """One asset as the check sees it: the op that writes it, its upstream assets, group,
+    and the settings sections its run reads (its stage's own and those it ``uses``; None
+    when not declared: every section then counts)."""
 
     op: str
     deps: tuple[str, ...]
     group: str | None
+    sections: tuple[str, ...] | None = None
 
 
 @dataclass
 class State:
     graph: dict[str, Node] = field(default_factory=dict)
     built: dict[str, dict] = field(default_factory=dict)  # asset -> {inputs, stamp, at}
+    sections: list[str] = field(default_factory=list)  # every settings section known
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The inputs that do not come from tables, as a run found them when it started: the
+    raw zone's stamp, the digest of the `VAULT_*` variables and of each section's file
+    layer."""
+
+    raw: str
+    env: str
+    sections: dict[str, str]
+
+
+def snapshot(paths: VaultPaths) -> Snapshot:
+    """The raw zone, the environment and the settings files, now (a bad settings file is a
+    one-line VaultError)."""
+    layers = file_layers(paths.home)
+    return Snapshot(_raw_stamp(paths), _env_digest(),
+                    {section: _digest(values) for section, values in layers.items()})
 
 
 def state_file(paths: VaultPaths) -> Path:
@@ -65,9 +95,10 @@ def load(paths: VaultPaths) -> State:
     """The recorded fingerprints; empty when none (a first run, or an unreadable file)."""
     try:
         raw = json.loads(state_file(paths).read_text())
-        graph = {k: Node(v["op"], tuple(v["deps"]), v.get("group"))
+        graph = {k: Node(v["op"], tuple(v["deps"]), v.get("group"),
+                         None if v.get("sections") is None else tuple(v["sections"]))
                  for k, v in raw["graph"].items()}
-        return State(graph, raw["built"])
+        return State(graph, raw["built"], list(raw.get("sections", [])))
     except (OSError, ValueError, KeyError, TypeError):
         return State()
 
@@ -77,8 +108,10 @@ def save(paths: VaultPaths, state: State) -> None:
 
     target = state_file(paths)
     target.parent.mkdir(parents=True, exist_ok=True)
-    body = {"graph": {k: {"op": n.op, "deps": list(n.deps), "group": n.group}
-                      for k, n in state.graph.items()}, "built": state.built}
+    body = {"graph": {k: {"op": n.op, "deps": list(n.deps), "group": n.group,
+                          "sections": None if n.sections is None else list(n.sections)}
+                      for k, n in state.graph.items()}, "built": state.built,
+            "sections": sorted(state.sections)}
     atomic_write_bytes(target, json.dumps(body, indent=1, sort_keys=True).encode())
 
 
@@ -125,7 +158,7 @@ def _version(info: dict) -> str:
     return ":".join(str(info[key]) for key in keys if info.get(key) is not None)
 
 
-def _stamp(paths: VaultPaths, asset: str, state: State) -> str | None:
+def output_stamp(paths: VaultPaths, asset: str, state: State) -> str | None:
     """What downstream assets see of ``asset``: its table's size and mtime (on an object
     store: its URL, size and ETag), or for a folder output the fingerprint it was built
     from; None when the output is missing."""
@@ -145,44 +178,54 @@ def _stamp(paths: VaultPaths, asset: str, state: State) -> str | None:
     return f"{fs.unstrip_protocol(output)}:{info.get('size')}:{_version(info)}"
 
 
-def _settings(run_config: dict | None, op: str) -> str:
-    ops = (run_config or {}).get("ops", {})
-    env = {k: _digest(v) for k, v in os.environ.items()
-           if k.startswith("VAULT_") and k not in IGNORED_ENV}
-    return _digest(ops.get(op), env)
+def _env_digest() -> str:
+    return _digest({k: _digest(v) for k, v in os.environ.items()
+                    if k.startswith("VAULT_") and k not in IGNORED_ENV})
 
 
 class Fingerprinter:
-    """Fingerprints of one vault under one run config, each computed once."""
+    """Fingerprints of one vault under one run config, each computed once; ``taken``: the
+    run's snapshot (default: taken when first needed)."""
 
     def __init__(self, paths: VaultPaths, state: State, run_config: dict | None,
-                 recorded_settings: bool = False) -> None:
+                 recorded_settings: bool = False, taken: Snapshot | None = None) -> None:
         self.paths, self.state, self.run_config = paths, state, run_config
         self.recorded_settings = recorded_settings  # judge by inputs and code alone
         self._code = code_version()
-        self._raw: str | None = None
+        self._snapshot = taken
+
+    @property
+    def snapshot(self) -> Snapshot:
+        if self._snapshot is None:
+            self._snapshot = snapshot(self.paths)
+        return self._snapshot
 
     def inputs(self, asset: str) -> str:
         node = self.state.graph[asset]
         # sorted: Dagster gives the upstream keys as a set, in another order in each process
-        upstream: list = [(dep, _stamp(self.paths, dep, self.state))
+        upstream: list = [(dep, output_stamp(self.paths, dep, self.state))
                           for dep in sorted(node.deps)]
         if asset == RAW_ASSET or RAW_ASSET in node.deps:  # stages that read the zone itself
-            self._raw = self._raw or _raw_stamp(self.paths)
-            upstream.append(self._raw)
+            upstream.append(self.snapshot.raw)
         return _digest(self._code, self.settings(asset), upstream)
 
     def settings(self, asset: str) -> str:
-        recorded = self.state.built.get(asset, {}).get("settings")
-        if self.recorded_settings and recorded:
-            return recorded
-        return _settings(self.run_config, self.state.graph[asset].op)
+        """Every layer of the sections ``asset``'s run reads (all of them when its node
+        declares none): their file layer, the variables and its op's run config."""
+        built = self.state.built.get(asset, {})
+        if self.recorded_settings and built.get("settings"):
+            return built["settings"]
+        read = self.state.graph[asset].sections
+        files = self.snapshot.sections
+        layers = files if read is None else {s: files.get(s) for s in sorted(read)}
+        ops = (self.run_config or {}).get("ops", {})
+        return _digest(ops.get(self.state.graph[asset].op), self.snapshot.env, layers)
 
     def fresh(self, asset: str, now: float) -> bool:
         """Built from exactly these inputs less than a day ago, outputs untouched since."""
         built = self.state.built.get(asset)
         return (built is not None and now - built.get("at", 0) < MAX_AGE_S
-                and built.get("stamp") == _stamp(self.paths, asset, self.state)
+                and built.get("stamp") == output_stamp(self.paths, asset, self.state)
                 and built.get("stamp") is not None and built.get("inputs") == self.inputs(asset))
 
 
@@ -237,22 +280,26 @@ def _locked(paths: VaultPaths) -> FileLock:
 
 
 def _remember(paths: VaultPaths, state: State, assets: Iterable[str],
-              run_config: dict | None) -> None:
-    prints = Fingerprinter(paths, state, run_config)
+              run_config: dict | None, taken: Snapshot | None = None) -> None:
+    prints = Fingerprinter(paths, state, run_config, taken=taken)
     now = time.time()
     for asset in _topological(state.graph, set(assets)):
         inputs = prints.inputs(asset)
         state.built[asset] = {"inputs": inputs, "settings": prints.settings(asset), "at": now}
-        state.built[asset]["stamp"] = _stamp(paths, asset, state)
+        state.built[asset]["stamp"] = output_stamp(paths, asset, state)  # folders: inputs
 
 
 def record(paths: VaultPaths, graph: dict[str, Node], materialized: Iterable[str],
-           run_config: dict | None) -> None:
-    """After a run: remember what each materialized asset was built from."""
+           run_config: dict | None, taken: Snapshot | None = None,
+           known: Iterable[str] | None = None) -> None:
+    """After a run: remember what each materialized asset was built from (``taken``: the
+    snapshot of the run's start; ``known``: every settings section there is)."""
     with _locked(paths):
         state = load(paths)
         state.graph = graph
-        _remember(paths, state, materialized, run_config)
+        if known is not None:
+            state.sections = sorted(known)
+        _remember(paths, state, materialized, run_config, taken)
         save(paths, state)
 
 

@@ -37,6 +37,7 @@ from vault_pipeline.index.layout import (
     META_SOURCE,
     TABLE,
     IndexSettings,
+    check_index,
     index_dir,
     index_exists,
     index_uri,
@@ -98,7 +99,8 @@ def connect(paths: VaultPaths, fresh_s: float | None = None) -> lancedb.DBConnec
 
 
 def open_index(paths: VaultPaths, fresh_s: float | None = None):
-    """The index table; a clear error when it was never built."""
+    """The index table; a clear error when it was never built or is damaged."""
+    check_index(paths)
     db = connect(paths, fresh_s)
     if TABLE not in db.list_tables().tables:
         raise VaultError("the index does not exist yet: materialize it first "
@@ -115,6 +117,7 @@ def index_metadata_of(paths: VaultPaths) -> dict[str, str]:
     """The index's metadata, with its row count; empty when there is no index."""
     if not index_exists(paths):
         return {}
+    check_index(paths)
     db = connect(paths)
     if TABLE not in db.list_tables().tables:
         return {}

@@ -9,6 +9,8 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vault_pipeline.errors import VaultError
+
 if TYPE_CHECKING:
     from vault_pipeline.store.paths import VaultPaths
 
@@ -44,6 +46,22 @@ def index_dir(paths: VaultPaths) -> Path:
 def index_uri(paths: VaultPaths) -> str:
     """Where the LanceDB database lives: under the data root, local or an object store."""
     return f"{paths.remote}/index" if paths.remote else str(index_dir(paths))
+
+
+def index_table_dir(paths: VaultPaths) -> Path:
+    """The LanceDB table's folder inside a local data root (what its checksums cover)."""
+    return index_dir(paths) / f"{TABLE}.lance"
+
+
+def check_index(paths: VaultPaths) -> None:
+    """A damaged local index (a file missing or altered since it was written) is a one-line
+    VaultError naming the file and the repair."""
+    from vault_pipeline.store.checksums import check_folder
+
+    folder = index_table_dir(paths)
+    if not paths.remote and (problem := check_folder(folder)) is not None:
+        raise VaultError(f"the index is damaged ({folder}: {problem}); run `vault "
+                         "materialize` to quarantine it and rebuild it from the views")
 
 
 def index_exists(paths: VaultPaths) -> bool:

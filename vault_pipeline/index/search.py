@@ -34,6 +34,7 @@ from vault_pipeline.index.layout import (
     DISTANCE,
     TABLE,
     IndexSettings,
+    check_index,
     index_dir,
     index_exists,
     metadata_of,
@@ -186,6 +187,7 @@ def search_vault(paths: VaultPaths, query: str, *, k: int = 10,
     ONNX Runtime unless ``backend`` is `torch`. ``engine``: `native` (LanceDB's engine
     alone, for a process that searches once) or `lancedb` (the package)."""
     _check_request(query, k, mode)
+    check_index(paths)
     filters = filters or SearchFilters()
     where = filters.where()
     # the engine alone reads a local index; an object-store root goes through the package,

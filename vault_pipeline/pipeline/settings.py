@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import difflib
 import functools
 import inspect
 import itertools
@@ -47,6 +48,25 @@ T = TypeVar("T")
 OWN_FILES: dict[str, tuple[str, str]] = {"harvest": ("harvest.toml", "VAULT_HARVEST_CONFIG")}
 """Sections with a file of their own that replaces their `vault.toml` table: (its name in the
 data root, the variable that names another file)."""
+
+
+SECTIONS: dict[str, list[type]] = {}
+"""Every section a settings class is resolved under, with its classes: filled as the modules
+that declare them are imported (each :class:`StageSettings` subclass and each stage's
+declaration register theirs), so that a vault's settings can be checked whole before a run
+and an unknown section refused."""
+
+def register(section: str, cls: type) -> None:
+    """Declare that ``cls`` is resolved under ``section`` (see :data:`SECTIONS`)."""
+    known = SECTIONS.setdefault(section, [])
+    if cls not in known:
+        known.append(cls)
+
+
+def suggest(name: str, known: list[str] | set[str]) -> str:
+    """" (did you mean X?)" for a misspelt name, else ""."""
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def env_name(stage: str, name: str) -> str:
@@ -93,6 +113,29 @@ def read_section(stage: str, home: Path | None, explicit: Path | None = None,
         return _toml(file, f"{stage} config {file}"), file.name, str(file)
     values = read_file(home).get(stage, {})
     return values, f"{CONFIG_FILE} [{stage}]", str(home / CONFIG_FILE) if values else "defaults"
+
+
+def file_layers(home: Path | None, environ: Mapping[str, str] | None = None
+                ) -> dict[str, Any]:
+    """Every section's file layer, by section: each table of `vault.toml`, and each section
+    with a file of its own (which replaces its table)."""
+    layers: dict[str, Any] = dict(read_file(home))
+    for section in OWN_FILES:
+        layers[section] = read_section(section, home, None, environ)[0]
+    return layers
+
+
+def check_sections(home: Path | None, known: set[str] | list[str]) -> None:
+    """Refuse a `vault.toml` table no settings class reads (a misspelt `[splitz]`), with the
+    closest known section."""
+    for section, values in read_file(home).items():
+        if section not in known:
+            raise VaultError(f"unknown section [{section}] in {CONFIG_FILE}"
+                             f"{suggest(section, set(known))}; known sections: "
+                             f"{', '.join(sorted(known))}")
+        if not isinstance(values, dict):
+            raise VaultError(f"{section} in {CONFIG_FILE} is a value, not a table "
+                             f"([{section}] then its keys)")
 
 
 def _kind(annotation: Any) -> Any:
@@ -172,7 +215,8 @@ def _layer(cls: type, values: Mapping[str, Any], layer: Mapping[str, Any], where
         check(key, where)  # type: ignore[misc]
     unknown = sorted(set(layer) - set(hints))
     if unknown:
-        raise VaultError(f"unknown {label} settings: {unknown}, in {where} "
+        raise VaultError(f"unknown {label} settings: {unknown}, in {where}"
+                         f"{suggest(unknown[0], set(hints))} "
                          f"(known: {', '.join(sorted(hints))})")
     merged = dict(values)
     for key, value in layer.items():
@@ -246,6 +290,11 @@ class StageSettings:
     """The `vault.toml` table (and `VAULT_<SECTION>_<FIELD>` prefix) of these settings."""
     LABEL: ClassVar[str | None] = None
     """How errors name these settings (default: the section)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "SECTION" in vars(cls):
+            register(cls.SECTION, cls)
 
     @classmethod
     def resolve(cls, *, home: Path | None = None, run_config: Mapping[str, Any] | None = None,

@@ -173,6 +173,16 @@ class Stage(Generic[S, R]):
     """Sections of other stages' settings the run reads (e.g. ``("splits", "compute")``:
     the cutoff, the executor), resolved by the runner into :attr:`RunContext.settings`."""
 
+    def __post_init__(self) -> None:
+        DECLARED[self.name] = self  # type: ignore[assignment]
+        if self.settings is not NoSettings:
+            config.register(self.section or self.name, self.settings)
+
+    @property
+    def sections(self) -> tuple[str, ...]:
+        """Every settings section its run reads: its own, then those it ``uses``."""
+        return (self.section or self.name, *self.uses)
+
     def resolve(self, *, home: Path | None = None,
                 run_config: Mapping[str, Any] | None = None,
                 flags: Mapping[str, Any] | None = None,
@@ -188,6 +198,11 @@ class Stage(Generic[S, R]):
         """The settings of every section in ``uses``, for the run's context."""
         return {section: config.section_settings(section, home, environ)
                 for section in self.uses}
+
+
+DECLARED: dict[str, Stage] = {}
+"""Every stage declared so far, by name (its op's name): filled as stage modules are
+imported, so that a run config can be checked against the stage it configures."""
 
 
 def plain(build: Callable[[VaultPaths], R]) -> Callable[[VaultPaths, Any, RunContext], R]:

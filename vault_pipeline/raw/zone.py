@@ -29,6 +29,7 @@ from vault_pipeline.errors import RawFormatError, VaultError
 from vault_pipeline.raw.detect import detect
 from vault_pipeline.schemas import IMPORT_REJECTS, RAW_FILES
 from vault_pipeline.store.atomic import atomic_write_bytes, fresh_file, read_only
+from vault_pipeline.store.checksums import sha256_file
 from vault_pipeline.store.paths import VaultPaths
 
 SIDECAR = ".meta.json"
@@ -71,14 +72,6 @@ class RawProblem:
     def __str__(self) -> str:
         name = self.record.original_name or self.record.sha256[:12]
         return f"{self.record.path} ({name}): {self.problem}"
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _copy_hashing(source: Path, target: Path) -> str:
@@ -418,7 +411,7 @@ def damage_message(problems: list[RawProblem]) -> str:
 
 def _safe_sha(path: Path) -> str | None:
     try:
-        return sha256_of(path) if path.is_file() and not path.is_symlink() else None
+        return sha256_file(path) if path.is_file() and not path.is_symlink() else None
     except OSError:
         return None
 

@@ -137,6 +137,8 @@ class HarvestConfig:
         return f"research-idea-vault/{VERSION} (polite metadata harvester{contact})"
 
 
+settings.register(SECTION, HarvestConfig)
+
 # Environment variable → (dotted) setting. Documented in docs/harvesting.md.
 ENV_OVERRIDES = {
     "VAULT_ARXIV_OAI_URL": "arxiv.oai_url",

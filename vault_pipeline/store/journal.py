@@ -1,7 +1,9 @@
 """One crash-resume journal for the stages that work in batches (documents, the ideas and
 evaluation-set extractions): finished work goes to small Parquet parts in the scratch
 folder, each written atomically and cast to its schema, so a crash loses at most one part;
-the next run reads them back, and they are cleared once the stage's tables are written."""
+the next run reads them back, and they are cleared once the stage's tables are written. Each
+part's checksum is recorded when it is written and checked when it is read back: a damaged
+part is set aside (renamed `.damaged`) and its work done again, never built upon."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from pathlib import Path
 import polars as pl
 
 from vault_pipeline.schemas import TableSchema
-from vault_pipeline.store.tables import write_parquet
+from vault_pipeline.store import checksums
+from vault_pipeline.store.tables import readable, write_parquet
 
 
 class Journal:
@@ -49,11 +52,22 @@ class Journal:
         """One part per kind, under one key (a batch's; default a fresh one)."""
         key = key or uuid.uuid4().hex
         for kind, frame in frames.items():
-            write_parquet(self.folder / f"{key}.{kind}.parquet", frame, self.schemas[kind])
+            part = self.folder / f"{key}.{kind}.parquet"
+            write_parquet(part, frame, self.schemas[kind])
+            checksums.record(part)
 
     def parts(self, kind: str | None = None) -> list[Path]:
+        """The intact parts of a kind (a damaged one is renamed aside)."""
         pattern = f"*.{kind or self._default_kind}.parquet"
-        return sorted(self.folder.glob(pattern)) if self.folder.exists() else []
+        found = sorted(self.folder.glob(pattern)) if self.folder.exists() else []
+        intact = []
+        for part in found:
+            if checksums.check(part, readable) is None:
+                intact.append(part)
+            else:
+                checksums.forget(part)
+                part.rename(part.with_name(f"{part.name}.damaged"))
+        return intact
 
     def _part(self, part: Path, kind: str | None) -> pl.LazyFrame:
         """One part in the current schema: a part an older version wrote, without the

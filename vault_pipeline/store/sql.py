@@ -11,11 +11,13 @@ as a view, scanned lazily with DuckDB's column and filter pushdown."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import duckdb
 
 from vault_pipeline.errors import VaultError
+from vault_pipeline.store import checksums
 from vault_pipeline.store.layout import local_tables
 from vault_pipeline.store.paths import VaultPaths
 
@@ -23,11 +25,27 @@ QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.
 
 
 def table_files(paths: VaultPaths) -> dict[str, Path]:
-    """The local file of every table (a local data root only: DuckDB opens them itself),
-    found by name without loading the table store."""
+    """The local file of every intact table (a local data root only: DuckDB opens them
+    itself), found by name without loading the table store; damaged ones are left out
+    (:func:`damaged_tables`)."""
     if paths.remote:
         raise VaultError(f"the tables of {paths.root} are objects, not local files")
-    return local_tables(paths.tables)
+    damaged = damaged_tables(paths)
+    return {n: f for n, f in local_tables(paths.tables).items() if n not in damaged}
+
+
+def damaged_tables(paths: VaultPaths) -> dict[str, str]:
+    """The one line of each damaged table of a local root, by name (checked against the
+    checksums recorded at write: :mod:`.checksums`)."""
+    if paths.remote:
+        return {}
+    found = {}
+    for name, file in local_tables(paths.tables).items():
+        problem = checksums.check(file, adopt=False)
+        if problem is not None:
+            found[name] = (f"table {name!r} is damaged ({file}: {problem}); run `vault "
+                           "materialize` to quarantine it and rebuild it from the raw zone")
+    return found
 
 
 def _register_remote(connection: duckdb.DuckDBPyConnection, paths: VaultPaths) -> None:
@@ -138,6 +156,11 @@ def query(paths: VaultPaths, sql: str) -> duckdb.DuckDBPyRelation:
         relation = connection.sql(sql)
     except duckdb.Error as exc:
         message = _one_line(str(exc))
+        damaged = damaged_tables(paths)
+        named = [line for name, line in damaged.items()
+                 if re.search(rf"\b{re.escape(name)}\b", sql)]
+        if named:
+            raise VaultError(named[0]) from None
         if not paths.store.names():
             message += " (the vault has no tables yet: run `vault demo` or `vault materialize`)"
         raise VaultError(message) from None

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import io
+import json
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -23,6 +25,7 @@ from fsspec.implementations.local import LocalFileSystem
 
 from vault_pipeline.errors import VaultError
 from vault_pipeline.schemas import TableSchema
+from vault_pipeline.store import checksums
 from vault_pipeline.store.atomic import atomic_path
 from vault_pipeline.store.layout import SUFFIX, table_file, table_name
 
@@ -58,6 +61,33 @@ def disk_full_is_one_line(what: str) -> Iterator[None]:
             raise
         raise VaultError(f"no space left on the device writing {what} ({exc.strerror}); the "
                          "previous version is intact: free space and run again") from None
+
+
+def readable(source: Path | bytes) -> str | None:
+    """A Parquet file's (or object's bytes') problem when it does not decode whole (every
+    row group, its pages' CRCs where written), else None: how a table rewritten by another
+    tool is judged."""
+    if isinstance(source, Path):
+        problem = checksums.parquet_shape(source)
+    else:
+        whole = len(source) >= 12 and source[:4] == source[-4:] == checksums.MAGIC
+        problem = None if whole else f"not a whole Parquet object ({len(source):,} bytes)"
+    if problem is not None:
+        return problem
+    try:
+        parquet = pq.ParquetFile(source if isinstance(source, Path) else io.BytesIO(source),
+                                 page_checksum_verification=True)
+        for group in range(parquet.num_row_groups):
+            parquet.read_row_group(group)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        return f"unreadable Parquet ({' '.join(str(exc).split())[:160]})"
+    return None
+
+
+def damaged(name: str, where: str, problem: str) -> VaultError:
+    """The one line of a damaged table: which file, what is wrong, and the repair."""
+    return VaultError(f"table {name!r} is damaged ({where}: {problem}); run `vault "
+                      "materialize` to quarantine it and rebuild it from the raw zone")
 
 
 def write_parquet(target: Path, frame: pa.Table | pl.DataFrame, schema: TableSchema) -> int:
@@ -116,13 +146,47 @@ class TableStore:
         files = self.fs.glob(f"{self.root}/*{SUFFIX}")
         return sorted(Path(f).name[: -len(SUFFIX)] for f in files)
 
+    def problem(self, table: Table, full: bool = False) -> str | None:
+        """What is wrong with a local table's file (see :mod:`.checksums`; ``full``: hashed
+        whatever its stat), None when it is intact or absent; an object is checked as it is
+        read (:meth:`_read`)."""
+        if not self.local:
+            return None
+        return checksums.check(Path(self.path(table)), readable, full=full)
+
+    def verified(self, table: Table) -> str:
+        """A local table's path, checked against its checksum: damage is a VaultError."""
+        path = self.path(table)
+        if (problem := self.problem(table)) is not None:
+            raise damaged(table_name(table), path, problem)
+        return path
+
     def _read(self, table: Table, columns: Sequence[str] | None) -> pl.DataFrame:
         cols = list(columns) if columns is not None else None
         if self.local:
-            return pl.read_parquet(self.path(table), columns=cols)
+            return pl.read_parquet(self.verified(table), columns=cols)
         # One GET of the whole object: one version of the table, even when a writer
         # replaces it meanwhile (ranged reads would fail on the changed ETag half-way).
-        return pl.read_parquet(io.BytesIO(self.fs.cat_file(self.path(table))), columns=cols)
+        data = self.fs.cat_file(self.path(table))
+        self._check_object(table, data)
+        return pl.read_parquet(io.BytesIO(data), columns=cols)
+
+    def _sidecar(self, table: Table) -> str:
+        return f"{self.root}/{checksums.sidecar(Path(self.path(table))).name}"
+
+    def _check_object(self, table: Table, data: bytes) -> None:
+        """An object's bytes against the sha256 recorded when it was put (if any). An object
+        is never changed in place: other bytes are another put (a concurrent appender's, or
+        another tool's), a new version when they decode whole, damage otherwise."""
+        try:
+            saved = json.loads(self.fs.cat_file(self._sidecar(table)))
+        except (FileNotFoundError, ValueError):
+            return
+        if hashlib.sha256(data).hexdigest() in saved.get("accept", [saved.get("sha256")]):
+            return
+        if (problem := readable(data)) is not None:
+            raise damaged(table_name(table), self.fs.unstrip_protocol(self.path(table)),
+                          problem)
 
     def read(self, schema: TableSchema, columns: Sequence[str] | None = None) -> pl.DataFrame:
         """A table, or an empty frame of its schema when it was never written."""
@@ -150,7 +214,7 @@ class TableStore:
     def scan(self, table: Table) -> pl.LazyFrame:
         """A lazy scan of a written table (local files stream; others are read once)."""
         if self.local:
-            return pl.scan_parquet(self.path(table))
+            return pl.scan_parquet(self.verified(table))
         return self._read(table, None).lazy()
 
     def scan_optional(self, table: Table) -> pl.LazyFrame | None:
@@ -160,6 +224,8 @@ class TableStore:
         """Row count from the Parquet footer; 0 when the table was never written."""
         if not self.exists(table):
             return 0
+        if self.local:
+            return int(pq.read_metadata(self.verified(table)).num_rows)
         with self.fs.open(self.path(table), "rb") as handle:
             return int(pq.read_metadata(handle).num_rows)
 
@@ -173,7 +239,8 @@ class TableStore:
         stream row groups); elsewhere it is uploaded once complete."""
         what = f"table {table_name(table)!r}"
         if self.local:
-            with disk_full_is_one_line(what), atomic_path(Path(self.path(table))) as tmp:
+            with disk_full_is_one_line(what), checksums.recorded_path(
+                    Path(self.path(table))) as tmp:
                 yield tmp
             return
         with disk_full_is_one_line(what), tempfile.TemporaryDirectory() as folder:
@@ -182,15 +249,27 @@ class TableStore:
             from vault_pipeline.store.object_lock import refuse_if_lost
 
             refuse_if_lost(self.url)  # another writer took the root over: not over its tables
+            self._record_object(table, tmp)
             # One PUT (or one completed multipart upload) of the finished file: object
             # stores make it visible whole or not at all, so no temporary key is needed.
             self.fs.put_file(str(tmp), self.path(table))
 
+    def _record_object(self, table: Table, file: Path) -> None:
+        """Before an object is put: its sha256, beside the previous one (a put that fails
+        leaves a record that accepts the object still there)."""
+        try:
+            old = json.loads(self.fs.cat_file(self._sidecar(table))).get("sha256")
+        except (FileNotFoundError, ValueError):
+            old = None
+        sha = checksums.sha256_file(file)
+        self.fs.pipe_file(self._sidecar(table), json.dumps(
+            {"sha256": sha, "accept": [sha, *([old] if old and old != sha else [])]}).encode())
+
     def write(self, schema: TableSchema, frame: pa.Table | pl.DataFrame) -> int:
         """Write one table as Parquet, atomically, cast to its schema; return its rows."""
         arrow = conform(frame, schema)
-        with self.writing(schema) as tmp:
-            pq.write_table(arrow, tmp, compression=COMPRESSION)
+        with self.writing(schema) as tmp:  # page CRCs: a rewrite is judged page by page
+            pq.write_table(arrow, tmp, compression=COMPRESSION, write_page_checksum=True)
         return arrow.num_rows
 
     def append(self, schema: TableSchema, rows: pl.DataFrame) -> int:
@@ -223,7 +302,8 @@ class TableStore:
             arrow = conform(pl.concat([self.read(schema), rows.select(schema.names)]), schema)
             with tempfile.TemporaryDirectory() as folder:
                 tmp = Path(folder) / f"{schema.name}{SUFFIX}"
-                pq.write_table(arrow, tmp, compression=COMPRESSION)
+                pq.write_table(arrow, tmp, compression=COMPRESSION, write_page_checksum=True)
+                self._record_object(schema, tmp)
                 try:  # one PUT up to 5 GiB: the condition travels with PutObject
                     self.fs.put_file(str(tmp), path, chunksize=SINGLE_PUT, **match)
                 except OSError as exc:

@@ -1,0 +1,71 @@
+"""Damaged derived files set aside before a run, so the run rebuilds them from the raw zone:
+every table's file and every folder output with a record (the LanceDB index) is checked
+against its checksums (:mod:`.checksums`); a damaged one is moved under
+``quarantine/<when>/`` with a note of what was wrong (kept, never deleted), and is then simply
+missing, which the fingerprints read as "build it again"."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from vault_pipeline.store import checksums
+from vault_pipeline.store.layout import local_tables
+from vault_pipeline.store.paths import VaultPaths
+
+QUARANTINE = "quarantine"
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """A derived file found damaged: where it was, what was wrong, where it went."""
+
+    path: str
+    problem: str
+    moved_to: Path
+
+    def __str__(self) -> str:
+        return (f"{self.path} was damaged ({self.problem}): moved to {self.moved_to}; "
+                "`vault materialize` builds it again from the raw zone")
+
+
+def quarantine(paths: VaultPaths, target: Path, problem: str) -> Quarantined:
+    """Move a damaged file or folder (and its record) under the quarantine folder."""
+    relative = target.relative_to(paths.home)
+    when = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    moved = paths.home / QUARANTINE / when / relative
+    moved.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(target, moved)
+    record = checksums.sidecar(target)
+    if record.exists():
+        os.replace(record, checksums.sidecar(moved))
+    checksums.forget(target)
+    moved.with_name(f"{moved.name}.problem.txt").write_text(f"{problem}\n", encoding="utf-8")
+    return Quarantined(str(relative), problem, moved.relative_to(paths.home))
+
+
+def damaged(paths: VaultPaths, folders: Iterable[str] = (), full: bool = False
+            ) -> list[tuple[Path, str]]:
+    """Every damaged table file and folder output (paths under the root), with its problem
+    (``full``: every file hashed, as `vault verify` does). On an object-store root tables
+    are checked as they are read."""
+    if paths.remote:
+        return []
+    found = []
+    store = paths.store
+    for name, file in local_tables(paths.tables).items():
+        if (problem := store.problem(name, full=full)) is not None:
+            found.append((file, problem))
+    for folder in folders:
+        target = paths.home / folder
+        if (problem := checksums.check_folder(target, full=full)) is not None:
+            found.append((target, problem))
+    return found
+
+
+def quarantine_damaged(paths: VaultPaths, folders: Iterable[str] = ()) -> list[Quarantined]:
+    """Move every damaged table and folder output aside (see :func:`damaged`)."""
+    return [quarantine(paths, target, problem) for target, problem in damaged(paths, folders)]
