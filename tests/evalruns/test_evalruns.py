@@ -248,7 +248,8 @@ def test_assets_run_only_when_selected_then_report_and_sql(sets: VaultPaths,
     import dagster as dg
     from typer.testing import CliRunner
 
-    from vault_pipeline.cli.app import ON_REQUEST, app
+    from vault_pipeline.cli.app import app
+    from vault_pipeline.cli.planning import ON_REQUEST
     from vault_pipeline.definitions import build_defs
 
     graph = build_defs(sets).resolve_asset_graph()

@@ -3,26 +3,22 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import logging
 import os
-import re
 import sys
-import warnings
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from vault_pipeline.cli.engine import _instance, _materialize
 from vault_pipeline.cli.harvest import harvest_app
+from vault_pipeline.cli.planning import _run_config
+from vault_pipeline.cli.status import _last_materializations, _status_json
 from vault_pipeline.errors import VaultError
 from vault_pipeline.pipeline.lazy import lazy_import
 from vault_pipeline.pipeline.settings import CONFIG_FILE
-from vault_pipeline.sources import HARVEST_GROUP
 from vault_pipeline.store.paths import VaultPaths, is_url
 
 # Loaded on first use, so `vault --help` starts in a fraction of a second.
@@ -93,19 +89,6 @@ def _vault(home: str | Path | None) -> VaultPaths:
         raise _fail(str(exc)) from None
 
 
-def _instance(paths: VaultPaths):
-    """The Dagster instance inside the data root (created from the packaged template)."""
-    from dagster import DagsterInstance
-
-    if "DAGSTER_HOME" not in os.environ:
-        os.environ["DAGSTER_HOME"] = str(paths.dagster_home)
-    dagster_home = Path(os.environ["DAGSTER_HOME"])
-    dagster_home.mkdir(parents=True, exist_ok=True)
-    config = dagster_home / "dagster.yaml"
-    if not config.exists():
-        template = resources.files("vault_pipeline") / "templates" / "dagster.yaml"
-        config.write_text(template.read_text())
-    return DagsterInstance.get()
 
 
 def _import(paths: VaultPaths, sources: list[Path]) -> int:
@@ -147,267 +130,40 @@ def import_(
         raise typer.Exit(3)
 
 
-# Groups run only when selected: network harvests, and evaluation runs (they need an LLM).
-LIVE = (HARVEST_GROUP,)  # groups always due: what a service holds changes without a trace
-ON_REQUEST = (HARVEST_GROUP, "evaluation_runs")
 
 
-def _write_catalog(paths: VaultPaths) -> None:
-    """Refresh vault.duckdb; a tool holding it locked only costs a warning."""
-    try:
-        sql_module.write_catalog(paths)
-    except Exception as exc:  # noqa: BLE001 - duckdb and OS errors alike: the run succeeded
-        typer.secho(f"  warning: vault.duckdb not refreshed: {exc}", fg=typer.colors.YELLOW,
-                    err=True)
 
 
-def _nothing_to_do(paths: VaultPaths, count: int) -> bool:
-    if not (paths.home / sql_module.CATALOG_FILE).exists():
-        _write_catalog(paths)
-    typer.echo(f"  nothing to do: {count} asset(s) up to date (no input, setting or code "
-               "changed since they were built; --force runs them anyway)")
-    return True
 
 
-def _graph_nodes(defs) -> dict[str, fingerprints.Node]:
-    """The asset graph as the fingerprint check keeps it (no Dagster needed to read it)."""
-    graph = defs.resolve_asset_graph()
-    op_of = {k.to_user_string(): a.node_def.name for a in defs.assets for k in a.keys}
-    from vault_pipeline.pipeline.stage import DECLARED
-
-    nodes = {}
-    for key in graph.get_all_asset_keys():
-        name, node = key.to_user_string(), graph.get(key)
-        op = op_of.get(name, name)
-        stage = DECLARED.get(op)
-        nodes[name] = fingerprints.Node(op, tuple(p.to_user_string() for p in node.parent_keys),
-                                        node.group_name, stage and stage.sections)
-    return nodes
 
 
-def _config_for(run_config: dict | None, due: set[str],
-                nodes: dict[str, fingerprints.Node]) -> dict | None:
-    """The run config without the ops of skipped assets (Dagster refuses config for ops
-    that are not in the run); their checks' ops are named `<asset>_<check>`."""
-    if not run_config or "ops" not in run_config:
-        return run_config
-    ops = {nodes[a].op for a in due}
-    kept = {name: value for name, value in run_config["ops"].items()
-            if name in ops or any(name.startswith(f"{a}_") for a in due)}
-    return {**run_config, "ops": kept}
 
 
-def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
-                 run_config: dict | None = None, strict: bool = False,
-                 retry_failed: bool = False, force: bool = False) -> bool:
-    """Run the selection's assets whose inputs changed (all of them with ``force``); True
-    when it succeeded and no error-level check failed (with ``strict``, no warning-level
-    check either)."""
-    force = force or retry_failed or strict  # --strict judges checks: they must run
-    for found in repair.quarantine_damaged(paths, fingerprints.FOLDER_OUTPUTS.values()):
-        typer.secho(f"  repaired: {found}", fg=typer.colors.YELLOW, err=True)
-    if select is None and not force:  # the common refresh: decided without Dagster
-        state = fingerprints.load(paths)
-        default = [a for a, node in state.graph.items() if node.group not in ON_REQUEST]
-        if state.sections:  # known from the last run: a new `[splitz]` is refused here too
-            settings_module.check_sections(paths.home, state.sections)
-        if default and not fingerprints.stale(paths, state, default, run_config, live=LIVE):
-            return _nothing_to_do(paths, len(default))
-    import dagster as dg
-
-    # Beta notices about Dagster's own API (partitions, selections) are not the user's to act on.
-    warnings.filterwarnings("ignore", category=dg.BetaWarning)
-    from vault_pipeline.definitions import build_defs
-
-    instance = _instance(paths)
-    os.environ["VAULT_HOME"] = paths.root  # the object-store URL when the root is one
-    defs = build_defs(paths)
-    everything = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
-    preflight.check_settings(paths)
-    preflight.check_run_config(paths, run_config, _op_configs(everything))
-    try:
-        selection = (_resolve_selection(defs, select) if select else
-                     dg.AssetSelection.all() - dg.AssetSelection.groups(*ON_REQUEST))
-        if retry_failed and dg.AssetKey("documents") in selection.resolve(
-                defs.resolve_asset_graph()):
-            ops = {**(run_config or {}).get("ops", {})}
-            documents = ops.get("documents", {})
-            ops["documents"] = {**documents, "config": {**documents.get("config", {}),
-                                                        "retry_failed": True}}
-            run_config = {**(run_config or {}), "ops": ops}
-        nodes = _graph_nodes(defs)
-        wanted = {k.to_user_string() for k in selection.resolve(defs.resolve_asset_graph())}
-        state = fingerprints.load(paths)
-        state.graph = nodes
-        for note in preflight.check_inputs(paths, state, wanted, ON_REQUEST):
-            typer.secho(f"  note: {note}", fg=typer.colors.YELLOW, err=True)
-        if not force:
-            due = fingerprints.stale(paths, state, wanted, run_config, live=LIVE)
-            if not due:  # keep the graph and the known sections for next time
-                fingerprints.record(paths, nodes, [], run_config,
-                                    known=settings_module.SECTIONS)
-                return _nothing_to_do(paths, len(wanted))
-            if len(due) < len(wanted):
-                typer.echo(f"  {len(wanted) - len(due)} asset(s) up to date, skipped")
-                selection = dg.AssetSelection.assets(*due)
-                run_config = _config_for(run_config, due, nodes)
-        from vault_pipeline.cli.progress import stage_bars
-
-        taken = fingerprints.snapshot(paths)  # what the run reads: as it starts
-        with _user_errors_in_one_line(), stage_bars():
-            result = dg.materialize(
-                everything, instance=instance, resources=defs.resources, selection=selection,
-                raise_on_error=False,
-                run_config={**(run_config or {}),
-                            "loggers": {"console": {"config": {"log_level": log_level}}}},
-            )
-    except dg.DagsterError as exc:
-        raise VaultError(f"cannot materialize {select!r}: {_dagster_line(exc)}") from None
-    failed_checks = {e.asset_key.to_user_string() for e in result.get_asset_check_evaluations()
-                     if not e.passed and e.severity == dg.AssetCheckSeverity.ERROR}
-    built = [e.step_materialization_data.materialization.asset_key.to_user_string()
-             for e in result.get_asset_materialization_events()]
-    # an asset whose error-level check failed is run (and checked) again by the next refresh
-    fingerprints.record(paths, nodes, [a for a in built if a not in failed_checks], run_config,
-                        taken, known=settings_module.SECTIONS)
-    fingerprints.forget(paths, failed_checks)  # its step recorded it when it ended
-    _write_catalog(paths)
-    for event in result.get_asset_materialization_events():
-        materialization = event.step_materialization_data.materialization
-        rows = materialization.metadata.get("dagster/row_count")
-        count = f"{rows.value:,} rows" if rows is not None else ""
-        typer.echo(f"  materialized {materialization.asset_key.to_user_string():<22} {count}")
-    checks_ok = True
-    for evaluation in result.get_asset_check_evaluations():
-        warning = evaluation.severity == dg.AssetCheckSeverity.WARN
-        mark = "ok  " if evaluation.passed else "WARN" if warning else "FAIL"
-        checks_ok &= evaluation.passed or (warning and not strict)
-        typer.echo(f"  check {mark} {evaluation.check_name}: {evaluation.description or ''}")
-    if not result.success:
-        for event in result.all_events:
-            if event.is_step_failure and event.step_failure_data:
-                message = _failure_line(event.step_failure_data.error)
-                typer.secho(f"  step {event.step_key} failed: {message}",
-                            fg=typer.colors.RED, err=True)
-    return result.success and checks_ok
 
 
-def _op_configs(definitions) -> dict:
-    """Each op of the assets and checks, with its config type (for the run config check)."""
-    schemas = {}
-    for definition in definitions:
-        schema = definition.node_def.config_schema
-        schemas[definition.node_def.name] = schema.config_type if schema else None
-    return schemas
 
 
-def _dagster_line(exc: Exception) -> str:
-    """One line of a Dagster error (a config error without its dump of the expected type)."""
-    errors = getattr(exc, "errors", None)
-    text = str(errors[0].message) if errors else str(exc)
-    return " ".join(text.split(" Expected: ", 1)[0].split())
 
 
-def _root_cause(error):
-    """The innermost error of a step failure (the user's VaultError, not Dagster's wrapper)."""
-    while error is not None and error.cause is not None:
-        error = error.cause
-    return error
 
 
-USER_ERRORS = {"VaultError", "RawFormatError"}
 
 
-def _user_error(error) -> str | None:
-    """The message of a VaultError at the root of a failure, else None."""
-    root = _root_cause(error)
-    if root is None or root.cls_name not in USER_ERRORS:
-        return None
-    return root.message.strip().split(": ", 1)[-1]
 
 
-def _failure_line(error) -> str:
-    """One line for a step failure: a user error's message, else the innermost error."""
-    root = _root_cause(error)
-    return _user_error(error) or (root.message.strip().splitlines()[0] if root else "")
 
 
-def _shorten_user_errors(record: logging.LogRecord) -> bool:
-    """Cut a step or run failure caused by a VaultError to its first line (no stack)."""
-    event = getattr(record, "dagster_meta", {}).get("dagster_event")
-    error = getattr(getattr(event, "event_specific_data", None), "error", None)
-    if error is not None and _user_error(error) is not None:
-        record.msg = str(record.msg).split("\n", 1)[0]
-        record.args = ()
-    return True
 
 
-class _OneLineLogger(logging.Logger):
-    """Dagster's console logger, without the stack trace of a user error."""
-
-    def __init__(self, name: str, level: int | str = logging.NOTSET) -> None:
-        super().__init__(name, level)
-        self.addFilter(_shorten_user_errors)
 
 
-@contextlib.contextmanager
-def _user_errors_in_one_line() -> Iterator[None]:
-    """Dagster builds its console logger from the logging module's logger class."""
-    previous = logging.getLoggerClass()
-    logging.setLoggerClass(_OneLineLogger)
-    try:
-        yield
-    finally:
-        logging.setLoggerClass(previous)
 
 
-def _no_match(graph, select: str) -> str:
-    """Which names of a selection are unknown, with the closest assets or groups."""
-    assets, groups, hints = _unknown_names(graph, select)
-    detail = "; ".join(hints) or f"known assets: {', '.join(assets)}"
-    return f"no asset matches {select!r} ({detail}); groups: {', '.join(groups)}"
 
 
-def _unknown_names(graph, select: str) -> tuple[list[str], list[str], list[str]]:
-    """(assets, groups, a hint per unknown name of the selection)."""
-    import difflib
-
-    assets = sorted(k.to_user_string() for k in graph.get_all_asset_keys())
-    groups = sorted({graph.get(k).group_name for k in graph.get_all_asset_keys()} - {None})
-    hints = []
-    for token in re.findall(r"(group:)?([A-Za-z_][\w/]*)", select):
-        is_group, name = token
-        known = groups if is_group else assets
-        if name in known or name in {"and", "or", "not", "key", "group", "tag", "kind"}:
-            continue
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
-        what = "group" if is_group else "asset"
-        hints.append(f"{what} {name!r}: did you mean {' or '.join(close)}?" if close
-                     else f"no {what} {name!r}")
-    return assets, groups, hints
 
 
-def _resolve_selection(defs, select: str):
-    """Parse a selection and widen it to whole multi-assets (`papers` brings
-    `papers_rejected`, which the same step writes)."""
-    import dagster as dg
-
-    graph = defs.resolve_asset_graph()
-    try:
-        keys = dg.AssetSelection.from_string(select).resolve(graph)
-    except dg.DagsterInvalidSubsetError:
-        raise VaultError(_no_match(graph, select)) from None
-    except Exception as exc:  # noqa: BLE001 - selection syntax errors come in many types
-        if _unknown_names(graph, select)[2]:
-            raise VaultError(_no_match(graph, select)) from None
-        raise VaultError(f"cannot parse selection {select!r}: {exc}") from None
-    if not keys:
-        raise VaultError(_no_match(graph, select))
-    widened = set(keys)
-    for definition in defs.assets:
-        if set(definition.keys) & keys:
-            widened |= set(definition.keys)
-    return dg.AssetSelection.assets(*widened)
 
 
 @app.command()
@@ -452,40 +208,10 @@ def materialize(
         raise _fail("the run failed or a check did not pass (see above)")
 
 
-def _run_config(file: Path | None) -> dict | None:
-    """A run config file (YAML, of which JSON is a subset); a clear error when unreadable."""
-    if file is None:
-        return None
-    import yaml
-
-    try:
-        loaded = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise VaultError(f"cannot read run config {file}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise VaultError(f"cannot read run config {file}: not UTF-8 text") from None
-    except yaml.YAMLError as exc:
-        raise VaultError(f"cannot read run config {file}: {_yaml_line(exc)}") from None
-    if not isinstance(loaded, dict):
-        raise VaultError(f"run config {file} is not a mapping (ops: {{...}})")
-    return _dates_as_text(loaded)
 
 
-def _yaml_line(exc: Exception) -> str:
-    """PyYAML's error in one line: the problem and where (its excerpt of the file left out)."""
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    mark = getattr(exc, "problem_mark", None)
-    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-    return f"invalid YAML: {problem}{where}"
 
 
-def _dates_as_text(value):
-    """YAML reads `cutoff: 2025-01-01` as a date: settings take dates as text."""
-    if isinstance(value, dict):
-        return {k: _dates_as_text(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_dates_as_text(v) for v in value]
-    return value.isoformat() if hasattr(value, "isoformat") else value
 
 
 @app.command()
@@ -516,74 +242,10 @@ def sql(
         raise _fail(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
-def _last_materializations(paths: VaultPaths, names: list[str]) -> dict[str, str]:
-    from dagster import AssetKey
-
-    instance = _instance(paths)
-    found = {}
-    for name in names:
-        event = instance.get_latest_materialization_event(AssetKey(name))
-        if event is not None:
-            when = datetime.fromtimestamp(event.timestamp, UTC)
-            found[name] = when.strftime("%Y-%m-%d %H:%M:%S UTC")
-    return found
 
 
-def _check_results(paths: VaultPaths) -> list[dict]:
-    """The latest result of every asset check recorded in the vault's instance."""
-    import dagster as dg
-    from dagster._core.event_api import EventRecordsFilter
-
-    records = _instance(paths).get_event_records(
-        EventRecordsFilter(event_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION),
-        limit=2000, ascending=False)
-    latest: dict[str, dict] = {}
-    for record in records:
-        data = record.event_log_entry.dagster_event.event_specific_data
-        key = f"{data.asset_key.to_user_string()}:{data.check_name}"
-        latest.setdefault(key, {
-            "asset": data.asset_key.to_user_string(), "check": data.check_name,
-            "passed": data.passed, "severity": data.severity.value,
-            "description": data.description,
-            "at": datetime.fromtimestamp(record.timestamp, UTC).isoformat()})
-    return sorted(latest.values(), key=lambda c: (c["asset"], c["check"]))
 
 
-def _status_json(paths: VaultPaths, files: list[str], zone_files: list) -> dict:
-    """Everything `vault status` knows, for scripts and dashboards."""
-    from vault_pipeline.index.lance_index import index_metadata_of
-
-    def table(name: str) -> dict:
-        try:
-            rows = paths.store.rows(name)
-        except VaultError as exc:
-            return {"name": name, "damaged": str(exc)}
-        return {"name": name, "rows": rows, "bytes": paths.store.size(name),
-                "last_materialization": last.get(name)}
-
-    def index() -> dict | None:
-        try:
-            return index_metadata_of(paths) or None
-        except VaultError as exc:
-            return {"damaged": str(exc)}
-
-    last = _last_materializations(paths, list(files))
-    state = fingerprints.load(paths)
-    default = [a for a, node in state.graph.items() if node.group != HARVEST_GROUP]
-    exports = sorted((paths.home / "exports").glob("*/manifest.json"))
-    return {
-        "home": str(paths.home),
-        "raw_zone": {"files": len(zone_files), "bytes": sum(f.size_bytes for f in zone_files)},
-        "tables": [table(name) for name in files],
-        "index": index(),
-        "exports": [{"path": str(m.parent), "manifest": str(m)} for m in exports],
-        "stale_assets": sorted(fingerprints.stale(paths, state, default, None,
-                                                  recorded_settings=True, live=LIVE))
-        if default else None,
-        "checks": _check_results(paths),
-        "duckdb": str(paths.home / sql_module.CATALOG_FILE)
-        if (paths.home / sql_module.CATALOG_FILE).exists() else None,
-    }
 
 
 @app.command()

@@ -31,13 +31,7 @@ import polars as pl
 from vault_pipeline.documents.cleaning import CLEANING_VERSION
 from vault_pipeline.documents.convert import LATEX, PDF, Settings, Task, convert_task
 from vault_pipeline.documents.forums import FORUM_KEY, forum_of, with_submissions
-from vault_pipeline.documents.identify import (
-    BY_FORUM,
-    Catalog,
-    Clues,
-    title_key,
-    title_key_expr,
-)
+from vault_pipeline.documents.identify import BY_FORUM, Catalog, Clues, title_key, title_key_expr
 from vault_pipeline.documents.naming import arxiv_id_of
 from vault_pipeline.documents.outcome import (
     NO_SOURCE,

@@ -34,9 +34,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from vault_pipeline.documents.fast_headings import (
-    HEADING_MAX_LINES as HEADING_LINES,
-)
+from vault_pipeline.documents.fast_headings import HEADING_MAX_LINES as HEADING_LINES
 from vault_pipeline.documents.fast_headings import (
     Numbering,
     body_style,
