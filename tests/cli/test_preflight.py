@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from tests.conftest import DATA, SAMPLE
 from tests.store.test_checksums import cut, flip
-from vault_pipeline.cli import fingerprints
 from vault_pipeline.cli.app import app
+from vault_pipeline.freshness import fingerprints
 from vault_pipeline.raw.zone import RawZone
 from vault_pipeline.store import checksums
 from vault_pipeline.store.paths import VaultPaths

@@ -11,8 +11,8 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from vault_pipeline.cli import fingerprints
 from vault_pipeline.errors import VaultError
+from vault_pipeline.freshness import fingerprints
 from vault_pipeline.pipeline import settings as config
 from vault_pipeline.pipeline.stage import DECLARED
 from vault_pipeline.store.paths import VaultPaths
