@@ -76,7 +76,8 @@ def _spec(output: Output, stage: Stage, kinds: frozenset[str]) -> dg.AssetSpec:
 def _record(paths: VaultPaths, stage: Stage, run_config: Mapping[str, Any]) -> None:
     """What the stage's outputs were built from, recorded as the CLI records it, whichever
     face launched the run."""
-    nodes = {o.name: fingerprints.Node(stage.name, tuple(stage.inputs), stage.group)
+    nodes = {o.name: fingerprints.Node(stage.name, tuple(stage.inputs), stage.group,
+                                   stage.sections)
              for o in stage.outputs}
     fingerprints.record_step(paths, nodes, dict(run_config or {}))
 

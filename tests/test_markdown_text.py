@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 import vault_pipeline.markdown_text as md
 from vault_pipeline.datasets.card import data_card
+from vault_pipeline.datasets.card_facts import CardFacts
 from vault_pipeline.evalruns.render import Table, Text, markdown, to_html
 from vault_pipeline.evalsets.cards import _nested_table
 from vault_pipeline.overview.html import render
@@ -76,21 +76,26 @@ def test_inline_text_and_code_make_no_markup(value: str) -> None:
         assert set(page.tags) <= {"p", "code"}, (value, made)
 
 
-def _manifest(license_value: str) -> dict:
-    return {"tables": [{"name": "gap_finder/train", "rows": 1}],
-            "files": [{"path": "gap_finder/train.parquet", "bytes": 10, "table": "x"}],
-            "provenance": {"views": [{"views_backend": "openai", "views_model": HOSTILE,
-                                      "views_prompt_version": "v1|v2", "rows": 1}],
-                           "index": {"embedder": "<b>bold</b>"},
+def _manifest() -> dict:
+    return {"files": [{"path": "gap_finder/train.parquet", "bytes": 10, "table": "x"}],
+            "provenance": {"index": {"embedder": "<b>bold</b>"},
                            "split_classifier": [{"classifier": "rules"}]},
-            "licenses": [{"license": license_value, "rows": 3}],
             "cutoff": "2025-01-01", "seed": 7, "project_version": "0.1.0",
-            "created_at": "2026-12-01T00:00:00Z", "split_counts": {"vault": 3},
+            "created_at": "2026-12-01T00:00:00Z",
             "evaluation": {"excluded_from_training": ["<i>2401.00001</i>"]}}
 
 
+def _facts(license_value: str) -> CardFacts:
+    """An export's facts whose metadata (model, prompt version, license) is hostile."""
+    return CardFacts(rows={"gap_finder/train": 1, "splits": 3},
+                     sizes={"gap_finder/train.parquet": 10}, split_counts={"vault": 3},
+                     views=[{"views_backend": "openai", "views_model": HOSTILE,
+                             "views_prompt_version": "v1|v2", "rows": 1}],
+                     licenses=[{"license": license_value, "rows": 3}], evaluation_marked=1)
+
+
 def test_a_card_never_carries_markup_from_the_metadata() -> None:
-    card = data_card(_manifest(f"| {HOSTILE} |"), pl.DataFrame({"x": [1]}))
+    card = data_card(_manifest(), _facts(f"| {HOSTILE} |"))
     assert "<script" not in card and "<b>" not in card and "<i>" not in card
     page = rendered(card.split("---", 2)[2])  # without the YAML header
     assert "script" not in page.tags and "b" not in page.tags and "i" not in page.tags

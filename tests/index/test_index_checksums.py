@@ -31,7 +31,8 @@ FOLDER = "index/views_index.lance"
 def build(paths: VaultPaths, log: list[str]) -> None:
     settings = STAGE.resolve(home=paths.home)
     STAGE.run(paths, settings, RunContext(log=log.append,
-                                          settings={"compute": ExecutorSettings()}))
+                                          settings={"compute": ExecutorSettings(),
+                                                    "splits": SplitSettings(cutoff=CUTOFF)}))
 
 
 @pytest.fixture

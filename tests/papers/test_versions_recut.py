@@ -93,11 +93,12 @@ def test_recut_keeps_revised_papers_in_their_pre_cutoff_version(
     revised = papers.filter((pl.col("published") < CUTOFF) & (pl.col("updated") >= CUTOFF))
     assert revised.height == 41
 
-    build_documents(vault_paths, DocumentsConfig(pool=PoolSettings(workers=1, timeout_s=60)))
+    build_documents(vault_paths, DocumentsConfig(pool=PoolSettings(workers=1, timeout_s=60)),
+                    cutoff=CUTOFF)
     docs = {r["arxiv_id"]: r for r in vault_paths.store.read(DOCUMENTS).iter_rows(named=True)}
     assert docs["0704.0013"]["version"] == 1 and "0704.0013v2.pdf (v2;" in \
         docs["0704.0013"]["notes"]
-    ideas = build_masked_records(vault_paths, IdeasSettings(), log=lambda _: None)
+    ideas = build_masked_records(vault_paths, IdeasSettings(), log=lambda _: None, cutoff=CUTOFF)
     assert ideas.withheld == 39  # 41 revised, two with text of their pre-cutoff version
     build_views(vault_paths)
     report = build_splits(vault_paths, SplitSettings(cutoff=CUTOFF))
@@ -163,7 +164,8 @@ def test_full_text_is_fetched_by_versioned_id(vault_paths: VaultPaths,
         assert [s.path for s in server.log] == ["/pdf/2204.08348v1", "/e-print/2204.08348v1"]
     assert report.fetched == 1 and report.failed[0][0] == "arXiv-2204.08348v1"
     assert "404" in report.failed[0][1]
-    build_documents(vault_paths, DocumentsConfig(pool=PoolSettings(workers=1, timeout_s=60)))
+    build_documents(vault_paths, DocumentsConfig(pool=PoolSettings(workers=1, timeout_s=60)),
+                    cutoff=CUTOFF)
     row = vault_paths.store.read(DOCUMENTS).filter(pl.col("arxiv_id") == "2204.08348").row(
         0, named=True)
     assert (row["version"], row["status"], row["input_name"]) == (1, "ok", "2204.08348v1.pdf")

@@ -150,7 +150,7 @@ def test_service_pages_are_recognised_by_content(tmp_path, name, kind, records) 
     (data("s2_429.json"), "Semantic Scholar error"),
     (data("s2_batch.json")[:100], "malformed JSON"),
     (b'[{"title": "no id"}]', "not a Semantic Scholar paper"),
-    (gzip.compress(b"just some bytes"), "nor an arXiv e-print")])
+    (gzip.compress(b"just some bytes", mtime=0), "nor an arXiv e-print")])
 def test_error_envelopes_and_broken_bodies_are_kept_out(tmp_path, body, reason) -> None:
     path = tmp_path / "x"
     path.write_bytes(body)

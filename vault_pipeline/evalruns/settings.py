@@ -27,10 +27,10 @@ STAGE = "evalruns"  # `vault.toml [evalruns]`, `VAULT_EVALRUNS_<FIELD>`
 
 @dataclass(frozen=True)
 class EvalRunSettings(StageSettings):
-    run_id: str = "default"
-
     SECTION = STAGE
     LABEL = "evaluation-run settings"
+
+    run_id: str = "default"
     """Name of the run: its calls, predictions and metrics are kept under it."""
     tasks: tuple[str, ...] = TASKS
     """Tasks run: review paradigms (direct, anchor, group, elo, swiss) and InnoEval tasks

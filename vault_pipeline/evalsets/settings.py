@@ -42,10 +42,10 @@ LEXICAL = "lexical"  # the similarity used when asked for, or when no embedder i
 
 @dataclass(frozen=True)
 class EvalSetsSettings(StageSettings):
-    seed: int = 0
-
     SECTION = STAGE
     LABEL = "evaluation-set"
+
+    seed: int = 0
     """Seed of every sample the sets draw."""
     # idea sets (seed 000)
     idea_venues: tuple[str, ...] = ("ICLR.cc/2025/Conference", "NeurIPS.cc/2025/Conference")

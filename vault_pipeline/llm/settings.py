@@ -25,9 +25,9 @@ WORKER_PAPERS = 1000
 
 @dataclass(frozen=True)
 class IdeasSettings(StageSettings):
-    backend: str = "extractive"
-
     SECTION = STAGE
+
+    backend: str = "extractive"
     """Who decomposes papers: `extractive` (offline rules), `openai` (any OpenAI-compatible server),
     `vllm` (offline engine) or `batch_file`."""
     model: str | None = None  # default per backend: extractive → its rule version
