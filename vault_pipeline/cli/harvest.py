@@ -19,9 +19,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from vault_pipeline.cli.modules import (  # the clients load on first use
+    arxiv_api,
+    citations_stage,
+    harvest_stages,
+    httpx,
+    oai_pmh,
+    openreview,
+    openreview_pdf,
+    semantic_scholar,
+    sources_context,
+    stages,
+)
 from vault_pipeline.cli.progress import bars
 from vault_pipeline.errors import VaultError
-from vault_pipeline.pipeline.lazy import lazy_import
 from vault_pipeline.sources.settings import SECRET_ENV, HarvestConfig, load_config, secret
 from vault_pipeline.store.paths import VaultPaths
 
@@ -30,17 +41,6 @@ if TYPE_CHECKING:
     from vault_pipeline.pipeline.stage import Stage
     from vault_pipeline.sources.context import HarvestContext
 
-# The clients load on first use: `vault --help` and the other commands never pay for them.
-httpx = lazy_import("httpx")
-arxiv_api = lazy_import("vault_pipeline.sources.arxiv_api")
-fulltext = lazy_import("vault_pipeline.sources.fulltext")
-oai_pmh = lazy_import("vault_pipeline.sources.oai_pmh")
-openreview = lazy_import("vault_pipeline.sources.openreview")
-openreview_pdf = lazy_import("vault_pipeline.sources.openreview_pdf")
-semantic_scholar = lazy_import("vault_pipeline.sources.semantic_scholar")
-sources_context = lazy_import("vault_pipeline.sources.context")
-harvest_stages = lazy_import("vault_pipeline.sources.stage")
-stages = lazy_import("vault_pipeline.pipeline.stage")
 
 harvest_app = typer.Typer(help="Harvest live sources into the raw zone (politely, resumably).",
                           no_args_is_help=True)
@@ -411,8 +411,7 @@ def harvest_s2(
     if run.population is not None:
         typer.echo(semantic_scholar.describe_population(run.population))
     if walk:  # the citations the walk reads, rebuilt by their stage, then the walk's stage
-        citations_stage = lazy_import("vault_pipeline.citations.stage").STAGE
-        citations_stage.run(paths, stages.NoSettings(), stages.RunContext(log=typer.echo))
+        citations_stage.STAGE.run(paths, stages.NoSettings(), stages.RunContext(log=typer.echo))
         walked = _run_stage(harvest_stages.WALK_STAGE, paths, {"config_file": _file(config)})
         for service, sent in walked.requests.items():
             requests[service] = requests.get(service, 0) + sent
