@@ -109,6 +109,13 @@ def _run_stage(stage: Stage, paths: VaultPaths, flags: dict[str, Any],
     return report
 
 
+def _planning(stage: Stage, paths: VaultPaths, config: HarvestConfig) -> HarvestContext:
+    """The context a dry run of ``stage`` plans in: given the sections the stage ``uses``, as
+    a run of it is."""
+    return sources_context.HarvestContext.open(paths, config,
+                                               settings=stage.used_settings(paths.home))
+
+
 def _file(config: Path | None) -> str | None:
     return str(config) if config else None
 
@@ -163,7 +170,7 @@ def arxiv_oai(
         raise VaultError("--until is before --from")
     paths = VaultPaths.from_env(home).ensure()
     if dry_run:
-        ctx = sources_context.HarvestContext.open(paths, load_config(paths, config))
+        ctx = _planning(harvest_stages.OAI_STAGE, paths, load_config(paths, config))
         window = (start, end) if force else oai_pmh.plan_window(ctx, start, end, prefix, oai_set)
         if window is None:
             typer.echo(f"{start}..{end} already harvested: nothing would be requested")
@@ -276,8 +283,7 @@ def arxiv_fulltext(
     if dry_run:
         stage = harvest_stages.FULLTEXT_STAGE
         settings = stage.resolve(home=paths.home, flags=flags)
-        ctx = sources_context.HarvestContext.open(paths, harvest_stages.config_of(paths,
-                                                                                  settings))
+        ctx = _planning(stage, paths, harvest_stages.config_of(paths, settings))
         items = harvest_stages.fulltext_plan(ctx, settings)
         typer.echo(f"would download {len(items)} file(s)")
         for item in items[:20]:
@@ -307,7 +313,7 @@ def harvest_openreview(
     settings = load_config(paths, config)
     chosen = list(venue) if venue else [v.id for v in settings.openreview.venues]
     if dry_run:
-        ctx = sources_context.HarvestContext.open(paths, settings)
+        ctx = _planning(harvest_stages.OPENREVIEW_STAGE, paths, settings)
         for item in (harvest_stages.venue_of(settings, v) for v in chosen):
             state = ctx.cursors.load(openreview.cursor_key("openreview", item.id))
             if state.get("complete") and not refresh:
@@ -341,7 +347,7 @@ def harvest_openreview_pdfs(
     paths = VaultPaths.from_env(home).ensure()
     settings = load_config(paths, config)
     if dry_run:
-        ctx = sources_context.HarvestContext.open(paths, settings)
+        ctx = _planning(harvest_stages.OPENREVIEW_PDF_STAGE, paths, settings)
         items, plan = openreview_pdf.plan(ctx, venue, retry_failed, limit=max_files)
         typer.echo(f"would request {len(items)} PDF(s) of {plan.submissions} submissions "
                    f"({plan.without_pdf} without a public PDF)"
@@ -375,7 +381,7 @@ def harvest_s2(
     paths = VaultPaths.from_env(home).ensure()
     settings = load_config(paths, config)
     if dry_run:
-        ctx = sources_context.HarvestContext.open(paths, settings)
+        ctx = _planning(harvest_stages.S2_STAGE, paths, settings)
         chosen = _read_ids(ids, file) if ids or file else semantic_scholar.post_cutoff_ids(ctx)
         wanted, skipped = semantic_scholar.plan_lookups(ctx, chosen, references, refresh)
         size = min(semantic_scholar.MAX_BATCH, settings.s2.batch_size)

@@ -6,7 +6,6 @@ never from config or files."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,6 +97,3 @@ class IdeasSettings(StageSettings):
         """The isolated pool one paper's decomposition runs in (ideas/isolated.py)."""
         return PoolSettings(workers=self.workers, timeout_s=self.paper_timeout_s,
                             memory_mb=self.memory_mb or None, max_tasks=WORKER_PAPERS)
-
-    def replace(self, **changes: Any) -> IdeasSettings:
-        return dataclasses.replace(self, **changes)

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from vault_pipeline.pipeline import settings as config_layers
 from vault_pipeline.pipeline.progress import Progress, no_progress
+from vault_pipeline.pipeline.stage import given_section
 from vault_pipeline.raw.zone import RawFile, RawZone
 from vault_pipeline.sources.cursor import CursorStore
 from vault_pipeline.sources.http import PoliteClient, RequestCounter
@@ -35,11 +35,9 @@ class HarvestContext:
         return cls(paths.ensure(), config or load_config(paths), progress, dict(settings or {}))
 
     def uses(self, section: str) -> Any:
-        """The settings of ``section`` as the run was given them; a harvest run from the
-        command line alone (no stage runner) resolves them here, for this vault."""
-        if section not in self.settings:
-            self.settings[section] = config_layers.section_settings(section, self.paths.home)
-        return self.settings[section]
+        """The settings of ``section`` as the harvest's stage was given them (its declared
+        ``uses``, resolved by :meth:`vault_pipeline.pipeline.stage.Stage.used_settings`)."""
+        return given_section(self.settings, section)
 
     @property
     def zone(self) -> RawZone:
