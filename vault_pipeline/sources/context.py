@@ -18,6 +18,24 @@ from vault_pipeline.store.paths import VaultPaths
 
 
 @dataclass
+class Downloads:
+    """What a harvest of files (PDFs, e-prints) did: files planned, stored new, found already
+    in the raw zone, their bytes, and each file that failed with its reason."""
+
+    planned: int = 0
+    fetched: int = 0
+    already_present: int = 0
+    bytes: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    def stored(self, raw: RawFile, new: bool) -> None:
+        """Count one file the raw zone holds now (:meth:`HarvestContext.store`'s answer)."""
+        self.fetched += int(new)
+        self.already_present += int(not new)
+        self.bytes += raw.size_bytes
+
+
+@dataclass
 class HarvestContext:
     paths: VaultPaths
     config: HarvestConfig
