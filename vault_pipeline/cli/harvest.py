@@ -55,6 +55,7 @@ ConfigOption = Annotated[Path | None, typer.Option(
                      "<data root>/harvest.toml when present.")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Print what would be requested; "
                                                         "send nothing.")]
+IdsFileOption = Annotated[Path | None, typer.Option(help="A file of ids, one a line.")]
 
 
 def _reporting(command: Callable[..., None]) -> Callable[..., None]:
@@ -236,7 +237,7 @@ def _read_ids(ids: list[str] | None, file: Path | None) -> list[str]:
 @_reporting
 def arxiv_ids(
     ids: Annotated[list[str] | None, typer.Argument(help="arXiv ids (any form).")] = None,
-    file: Annotated[Path | None, typer.Option(help="A file of ids, one a line.")] = None,
+    file: IdsFileOption = None,
     dry_run: DryRun = False, home: HomeOption = None, config: ConfigOption = None,
 ) -> None:
     """Fetch the metadata of given arXiv ids (each id asked once, ever)."""
@@ -367,7 +368,7 @@ def harvest_s2(
     ids: Annotated[list[str] | None, typer.Argument(
         help="Ids as S2 takes them (ARXIV:2106.15928, DOI:..., S2 ids); default: the "
              "vault's post-cutoff papers.")] = None,
-    file: Annotated[Path | None, typer.Option(help="A file of ids, one a line.")] = None,
+    file: IdsFileOption = None,
     references: Annotated[bool, typer.Option(help="Also read references.")] = True,
     refresh: Annotated[bool, typer.Option(help="Ask ids read recently again.")] = False,
     walk: Annotated[bool, typer.Option(help="Then fetch cited arXiv papers missing from "
