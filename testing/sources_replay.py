@@ -160,11 +160,14 @@ def spaced_requests(state_dir: str, url: str, count: int, interval: float) -> No
 
 
 def harvest_context(paths, server: ReplayServer, interval: float = 0.0, **sections):
-    """A harvest context whose every base URL points at the replay server."""
+    """A harvest context whose every base URL points at the replay server, given the settings
+    the harvest stages use (``[splits]``, ``[evalsets]``) as their runner resolves them for
+    the vault."""
     import dataclasses
 
     from vault_pipeline.sources.context import HarvestContext
     from vault_pipeline.sources.settings import HarvestConfig, RetrySettings
+    from vault_pipeline.sources.stage import STAGES
 
     base = HarvestConfig()
     arxiv = dataclasses.replace(
@@ -179,4 +182,6 @@ def harvest_context(paths, server: ReplayServer, interval: float = 0.0, **sectio
     retry = RetrySettings(max_attempts=4, backoff_base_s=0.05, backoff_max_s=0.2, max_wait_s=5)
     config = dataclasses.replace(base, arxiv=arxiv, openreview=openreview, s2=s2, retry=retry,
                                  contact="ops@example.org")
-    return HarvestContext.open(paths, config)
+    used = {section: settings for stage in STAGES
+            for section, settings in stage.used_settings(paths.home).items()}
+    return HarvestContext.open(paths, config, settings=used)

@@ -13,13 +13,11 @@ import polars as pl
 import pytest
 
 from testing.evalruns_server import EvaluatorServer
-from tests.evalsets.test_evalsets_sets import ICLR24, ICLR25, small, vault_with
+from testing.evalsets_vault import small, two_venue_sets
 from vault_pipeline.errors import VaultError
 from vault_pipeline.evalruns.run import run_evaluation
 from vault_pipeline.evalruns.settings import TASKS, EvalRunSettings
 from vault_pipeline.evalruns.tasks import Unit, check_no_leak, nearest_anchors
-from vault_pipeline.evalsets.build import build_evalsets
-from vault_pipeline.evalsets.constructed import constructed_venue
 from vault_pipeline.llm.backends.base import Answer, Backend, Request
 from vault_pipeline.llm.backends.openai_compat import OpenAICompatBackend
 from vault_pipeline.schemas import EVAL_RUN_CALLS
@@ -28,18 +26,11 @@ from vault_pipeline.store.paths import VaultPaths
 
 @pytest.fixture(scope="module")
 def sets(tmp_path_factory) -> VaultPaths:
-    root = tmp_path_factory.mktemp("evalruns")
-    paths = vault_with(root, {
-        "iclr25": constructed_venue(ICLR25, 160, seed=1),
-        "iclr24": constructed_venue(ICLR24, 200, seed=2, rating_style="string"),
-    })
-    build_evalsets(paths, small(per_bin=3, anchor_size=6, groups_per_venue=4,
-                                pointwise_quota={"Reject": 6, "Poster": 4, "Spotlight": 2,
-                                                 "Oral": 1},
-                                pair_quota={"reject-oral": 2, "poster-oral": 2,
-                                            "reject-poster": 2, "poster-spotlight": 2}),
-                   log=lambda *_: None)
-    return paths
+    return two_venue_sets(tmp_path_factory.mktemp("evalruns"), 160, 200, small(
+        per_bin=3, anchor_size=6, groups_per_venue=4,
+        pointwise_quota={"Reject": 6, "Poster": 4, "Spotlight": 2, "Oral": 1},
+        pair_quota={"reject-oral": 2, "poster-oral": 2, "reject-poster": 2,
+                    "poster-spotlight": 2}))
 
 
 @pytest.fixture()

@@ -13,6 +13,15 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
+from testing.evalsets_vault import (
+    ICLR24,
+    ICLR25,
+    ICLR26,
+    QUOTA,
+    small,
+    two_venue_sets,
+    vault_with,
+)
 from vault_pipeline.citations.build import build_citations
 from vault_pipeline.evalsets.build import build_evalsets
 from vault_pipeline.evalsets.constructed import (
@@ -20,36 +29,12 @@ from vault_pipeline.evalsets.constructed import (
     decision_reply,
     review_reply,
     submission_note,
-    write_pages,
 )
 from vault_pipeline.evalsets.labels import RANK
-from vault_pipeline.evalsets.settings import PAIR_TYPES, EvalSetsSettings
-from vault_pipeline.raw.zone import RawZone
+from vault_pipeline.evalsets.settings import PAIR_TYPES
 from vault_pipeline.reviews.build import build_reviews
 from vault_pipeline.schemas import CITATIONS, DOCUMENTS, PAPERS, TableSchema
 from vault_pipeline.store.paths import VaultPaths
-
-ICLR25, ICLR24, ICLR26 = ("ICLR.cc/2025/Conference", "ICLR.cc/2024/Conference",
-                          "ICLR.cc/2026/Conference")
-QUOTA = {"Reject": 40, "Poster": 20, "Spotlight": 6, "Oral": 3}
-PAIRS = {"reject-oral": 5, "poster-oral": 4, "reject-poster": 10, "poster-spotlight": 6}
-
-
-def small(**changes) -> EvalSetsSettings:
-    base = {"idea_venues": (ICLR25,), "pointwise_quota": QUOTA, "pair_quota": PAIRS,
-            "groups_per_venue": 12, "group_pool": 60, "group_top_k": 25, "per_bin": 10,
-            "anchor_size": 8, "embedder": "lexical"}
-    return EvalSetsSettings.resolve(run_config=base | changes)
-
-
-def vault_with(root: Path, notes: dict[str, list[dict]], extra: list[Path] = ()) -> VaultPaths:
-    paths = VaultPaths(root / "vault").ensure()
-    inbox = root / "inbox"
-    for stem, venue_notes in notes.items():
-        write_pages(venue_notes, inbox, stem, page_size=200)
-    RawZone(paths).import_paths([inbox, *extra])
-    build_reviews(paths)
-    return paths
 
 
 def table(paths: VaultPaths, name: str) -> pl.DataFrame:
@@ -68,13 +53,7 @@ def card(paths: VaultPaths, set_name: str) -> tuple[dict, str]:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> VaultPaths:
-    root = tmp_path_factory.mktemp("evalsets")
-    paths = vault_with(root, {
-        "iclr25": constructed_venue(ICLR25, 260, seed=1),
-        "iclr24": constructed_venue(ICLR24, 400, seed=2, rating_style="string"),
-    })
-    build_evalsets(paths, small(), log=lambda *_: None)
-    return paths
+    return two_venue_sets(tmp_path_factory.mktemp("evalsets"), 260, 400, small())
 
 
 def test_pointwise_labels_and_counts(built: VaultPaths) -> None:

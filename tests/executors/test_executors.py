@@ -16,7 +16,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from tests.conftest import SAMPLE
+from testing.sample_vault import SAMPLE, full_text_vault
 from vault_pipeline.documents.build import DocumentsConfig, build_documents
 from vault_pipeline.documents.convert import Task, convert_task
 from vault_pipeline.documents.outcome import Conversion
@@ -30,8 +30,6 @@ from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
 from vault_pipeline.store.paths import VaultPaths
 
 ROOT = Path(__file__).parents[2]
-SAMPLE_FILES = ["arxiv-metadata-oai-snapshot.sample.jsonl", "2204.08348v3.pdf",
-                "arXiv-2202.12139v1.tar.gz", "1401.2122v5.gz"]
 
 
 def test_settings_come_from_the_one_resolver(tmp_path: Path) -> None:
@@ -110,17 +108,6 @@ def convert_killing_ray_worker(marker: Path, task: Task) -> Conversion:
     return convert_task(task)
 
 
-def _vault(home: Path) -> VaultPaths:
-    paths = VaultPaths(home).ensure()
-    incoming = home / "incoming"
-    incoming.mkdir()
-    for name in SAMPLE_FILES:
-        shutil.copy(SAMPLE / name, incoming / name)
-    RawZone(paths).import_paths([incoming])
-    build_papers(paths)
-    return paths
-
-
 def _table(paths: VaultPaths, name: str) -> pl.DataFrame:
     return pl.read_parquet(paths.table(name)).drop(
         "converted_at", "attempted_at", "duration_ms", strict=False)
@@ -128,9 +115,9 @@ def _table(paths: VaultPaths, name: str) -> pl.DataFrame:
 
 def test_documents_on_ray_equal_the_local_ones(cluster, tmp_path: Path) -> None:
     config = DocumentsConfig(pool=PoolSettings(workers=1, timeout_s=60))
-    local = _vault(tmp_path / "local")
+    local = full_text_vault(tmp_path / "local")
     build_documents(local, config)
-    distributed = _vault(tmp_path / "ray")
+    distributed = full_text_vault(tmp_path / "ray")
     marker = tmp_path / "worker-died"
     report = build_documents(distributed, config, executor=cluster, convert=functools.partial(
         convert_killing_ray_worker, marker))

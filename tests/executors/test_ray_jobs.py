@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -21,16 +20,12 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from tests.conftest import SAMPLE
+from testing.sample_vault import full_text_vault
 from vault_pipeline.executors.ray_job import decode_figure, encode_figure
-from vault_pipeline.papers.build import build_papers
 from vault_pipeline.pipeline.stage import Chart, Counts, Markdown, Rows
-from vault_pipeline.raw.zone import RawZone
 from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
 from vault_pipeline.store.paths import VaultPaths
 
-SAMPLE_FILES = ["arxiv-metadata-oai-snapshot.sample.jsonl", "2204.08348v3.pdf",
-                "arXiv-2202.12139v1.tar.gz", "1401.2122v5.gz"]
 VOLATILE = ("converted_at", "attempted_at", "duration_ms")
 
 
@@ -134,15 +129,7 @@ def job_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[]
 
 
 def _vault(home: Path, compute: str) -> VaultPaths:
-    paths = VaultPaths(home).ensure()
-    (home / "vault.toml").write_text(f"[documents]\nworkers = 1\ntimeout_s = 60\n{compute}")
-    incoming = home / "incoming"
-    incoming.mkdir()
-    for name in SAMPLE_FILES:
-        shutil.copy(SAMPLE / name, incoming / name)
-    RawZone(paths).import_paths([incoming])
-    build_papers(paths)
-    return paths
+    return full_text_vault(home, f"[documents]\nworkers = 1\ntimeout_s = 60\n{compute}")
 
 
 def _materialize(paths: VaultPaths) -> dict[str, dict]:

@@ -14,22 +14,19 @@ import typer
 
 from vault_pipeline.cli.engine import _instance, _materialize
 from vault_pipeline.cli.harvest import harvest_app
+from vault_pipeline.cli.modules import (  # loaded on first use: `vault --help` stays fast
+    fingerprints,
+    lock,
+    raw_zone,
+    repair,
+    sql_module,
+    sql_output,
+)
 from vault_pipeline.cli.planning import _run_config
 from vault_pipeline.cli.status import _last_materializations, _status_json
 from vault_pipeline.errors import VaultError
-from vault_pipeline.pipeline.lazy import lazy_import
 from vault_pipeline.pipeline.settings import CONFIG_FILE
 from vault_pipeline.store.paths import VaultPaths, is_url
-
-# Loaded on first use, so `vault --help` starts in a fraction of a second.
-lock = lazy_import("vault_pipeline.store.lock")
-raw_zone = lazy_import("vault_pipeline.raw.zone")
-sql_module = lazy_import("vault_pipeline.store.sql")
-sql_output = lazy_import("vault_pipeline.store.sql_output")
-fingerprints = lazy_import("vault_pipeline.freshness.fingerprints")
-settings_module = lazy_import("vault_pipeline.pipeline.settings")
-preflight = lazy_import("vault_pipeline.cli.preflight")
-repair = lazy_import("vault_pipeline.store.repair")
 
 app = typer.Typer(
     help="Research Idea Vault: harvest, parse and query a results-masked idea vault.",

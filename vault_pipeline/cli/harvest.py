@@ -19,9 +19,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from vault_pipeline.cli.modules import (  # the clients load on first use
+    arxiv_api,
+    citations_stage,
+    harvest_stages,
+    httpx,
+    oai_pmh,
+    openreview,
+    openreview_pdf,
+    semantic_scholar,
+    sources_context,
+    stages,
+)
 from vault_pipeline.cli.progress import bars
 from vault_pipeline.errors import VaultError
-from vault_pipeline.pipeline.lazy import lazy_import
 from vault_pipeline.sources.settings import SECRET_ENV, HarvestConfig, load_config, secret
 from vault_pipeline.store.paths import VaultPaths
 
@@ -30,17 +41,6 @@ if TYPE_CHECKING:
     from vault_pipeline.pipeline.stage import Stage
     from vault_pipeline.sources.context import HarvestContext
 
-# The clients load on first use: `vault --help` and the other commands never pay for them.
-httpx = lazy_import("httpx")
-arxiv_api = lazy_import("vault_pipeline.sources.arxiv_api")
-fulltext = lazy_import("vault_pipeline.sources.fulltext")
-oai_pmh = lazy_import("vault_pipeline.sources.oai_pmh")
-openreview = lazy_import("vault_pipeline.sources.openreview")
-openreview_pdf = lazy_import("vault_pipeline.sources.openreview_pdf")
-semantic_scholar = lazy_import("vault_pipeline.sources.semantic_scholar")
-sources_context = lazy_import("vault_pipeline.sources.context")
-harvest_stages = lazy_import("vault_pipeline.sources.stage")
-stages = lazy_import("vault_pipeline.pipeline.stage")
 
 harvest_app = typer.Typer(help="Harvest live sources into the raw zone (politely, resumably).",
                           no_args_is_help=True)
@@ -55,6 +55,7 @@ ConfigOption = Annotated[Path | None, typer.Option(
                      "<data root>/harvest.toml when present.")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Print what would be requested; "
                                                         "send nothing.")]
+IdsFileOption = Annotated[Path | None, typer.Option(help="A file of ids, one a line.")]
 
 
 def _reporting(command: Callable[..., None]) -> Callable[..., None]:
@@ -107,6 +108,13 @@ def _run_stage(stage: Stage, paths: VaultPaths, flags: dict[str, Any],
             log=typer.echo, progress=advance, partition=partition, window=window,
             settings=stage.used_settings(paths.home)))
     return report
+
+
+def _planning(stage: Stage, paths: VaultPaths, config: HarvestConfig) -> HarvestContext:
+    """The context a dry run of ``stage`` plans in: given the sections the stage ``uses``, as
+    a run of it is."""
+    return sources_context.HarvestContext.open(paths, config,
+                                               settings=stage.used_settings(paths.home))
 
 
 def _file(config: Path | None) -> str | None:
@@ -163,7 +171,7 @@ def arxiv_oai(
         raise VaultError("--until is before --from")
     paths = VaultPaths.from_env(home).ensure()
     if dry_run:
-        ctx = sources_context.HarvestContext.open(paths, load_config(paths, config))
+        ctx = _planning(harvest_stages.OAI_STAGE, paths, load_config(paths, config))
         window = (start, end) if force else oai_pmh.plan_window(ctx, start, end, prefix, oai_set)
         if window is None:
             typer.echo(f"{start}..{end} already harvested: nothing would be requested")
@@ -229,7 +237,7 @@ def _read_ids(ids: list[str] | None, file: Path | None) -> list[str]:
 @_reporting
 def arxiv_ids(
     ids: Annotated[list[str] | None, typer.Argument(help="arXiv ids (any form).")] = None,
-    file: Annotated[Path | None, typer.Option(help="A file of ids, one a line.")] = None,
+    file: IdsFileOption = None,
     dry_run: DryRun = False, home: HomeOption = None, config: ConfigOption = None,
 ) -> None:
     """Fetch the metadata of given arXiv ids (each id asked once, ever)."""
@@ -276,8 +284,7 @@ def arxiv_fulltext(
     if dry_run:
         stage = harvest_stages.FULLTEXT_STAGE
         settings = stage.resolve(home=paths.home, flags=flags)
-        ctx = sources_context.HarvestContext.open(paths, harvest_stages.config_of(paths,
-                                                                                  settings))
+        ctx = _planning(stage, paths, harvest_stages.config_of(paths, settings))
         items = harvest_stages.fulltext_plan(ctx, settings)
         typer.echo(f"would download {len(items)} file(s)")
         for item in items[:20]:
@@ -307,7 +314,7 @@ def harvest_openreview(
     settings = load_config(paths, config)
     chosen = list(venue) if venue else [v.id for v in settings.openreview.venues]
     if dry_run:
-        ctx = sources_context.HarvestContext.open(paths, settings)
+        ctx = _planning(harvest_stages.OPENREVIEW_STAGE, paths, settings)
         for item in (harvest_stages.venue_of(settings, v) for v in chosen):
             state = ctx.cursors.load(openreview.cursor_key("openreview", item.id))
             if state.get("complete") and not refresh:
@@ -341,7 +348,7 @@ def harvest_openreview_pdfs(
     paths = VaultPaths.from_env(home).ensure()
     settings = load_config(paths, config)
     if dry_run:
-        ctx = sources_context.HarvestContext.open(paths, settings)
+        ctx = _planning(harvest_stages.OPENREVIEW_PDF_STAGE, paths, settings)
         items, plan = openreview_pdf.plan(ctx, venue, retry_failed, limit=max_files)
         typer.echo(f"would request {len(items)} PDF(s) of {plan.submissions} submissions "
                    f"({plan.without_pdf} without a public PDF)"
@@ -361,7 +368,7 @@ def harvest_s2(
     ids: Annotated[list[str] | None, typer.Argument(
         help="Ids as S2 takes them (ARXIV:2106.15928, DOI:..., S2 ids); default: the "
              "vault's post-cutoff papers.")] = None,
-    file: Annotated[Path | None, typer.Option(help="A file of ids, one a line.")] = None,
+    file: IdsFileOption = None,
     references: Annotated[bool, typer.Option(help="Also read references.")] = True,
     refresh: Annotated[bool, typer.Option(help="Ask ids read recently again.")] = False,
     walk: Annotated[bool, typer.Option(help="Then fetch cited arXiv papers missing from "
@@ -375,7 +382,7 @@ def harvest_s2(
     paths = VaultPaths.from_env(home).ensure()
     settings = load_config(paths, config)
     if dry_run:
-        ctx = sources_context.HarvestContext.open(paths, settings)
+        ctx = _planning(harvest_stages.S2_STAGE, paths, settings)
         chosen = _read_ids(ids, file) if ids or file else semantic_scholar.post_cutoff_ids(ctx)
         wanted, skipped = semantic_scholar.plan_lookups(ctx, chosen, references, refresh)
         size = min(semantic_scholar.MAX_BATCH, settings.s2.batch_size)
@@ -411,8 +418,7 @@ def harvest_s2(
     if run.population is not None:
         typer.echo(semantic_scholar.describe_population(run.population))
     if walk:  # the citations the walk reads, rebuilt by their stage, then the walk's stage
-        citations_stage = lazy_import("vault_pipeline.citations.stage").STAGE
-        citations_stage.run(paths, stages.NoSettings(), stages.RunContext(log=typer.echo))
+        citations_stage.STAGE.run(paths, stages.NoSettings(), stages.RunContext(log=typer.echo))
         walked = _run_stage(harvest_stages.WALK_STAGE, paths, {"config_file": _file(config)})
         for service, sent in walked.requests.items():
             requests[service] = requests.get(service, 0) + sent

@@ -35,6 +35,7 @@ from vault_pipeline.integrity.gate import NEVER, FieldPolicy, Gate
 from vault_pipeline.llm.batches import StageTables, run_incremental
 from vault_pipeline.llm.inputs import ABSTRACT_ONLY, PaperInput
 from vault_pipeline.llm.prompting import Prompt
+from vault_pipeline.llm.settings import IdeasSettings
 from vault_pipeline.schemas import (
     EVAL_GROUPWISE,
     EVAL_PAIRWISE,
@@ -73,7 +74,8 @@ def read_sets(paths: VaultPaths, tasks: Sequence[str]) -> dict[str, pl.DataFrame
 
 def review_inputs(paths: VaultPaths, settings: EvalRunSettings,
                   sets: dict[str, pl.DataFrame], report: RunReport, backend: Backend | None,
-                  log: Callable[[str], object]) -> dict[str, dict[str, str]]:
+                  log: Callable[[str], object], ideas: IdeasSettings
+                  ) -> dict[str, dict[str, str]]:
     """What the review paradigms read of each sampled paper, per input of the run: title
     and abstract, and with each summary kind (summaries made or reused first)."""
     if not any(t in REVIEW_TASKS for t in settings.tasks):
@@ -81,7 +83,8 @@ def review_inputs(paths: VaultPaths, settings: EvalRunSettings,
     sample = sets["stratified"]
     kinds = tuple(i for i in settings.inputs if i != ABSTRACT)
     made = build_summaries(paths, settings, sample, kinds, report,
-                           backend=None if settings.summarizer else backend, log=log)
+                           backend=None if settings.summarizer else backend, log=log,
+                           ideas=ideas)
     return {i: input_texts(sample) if i == ABSTRACT else input_texts(sample, made[i])
             for i in settings.inputs}
 
@@ -145,17 +148,20 @@ def _done_hashes(paths: VaultPaths, retry_failures: bool) -> set[str]:
 
 def run_evaluation(paths: VaultPaths, settings: EvalRunSettings,
                    backend: Backend | None = None,
-                   log: Callable[[str], object] = print) -> RunReport:
+                   log: Callable[[str], object] = print,
+                   ideas: IdeasSettings | None = None) -> RunReport:
     """Ask every call of the run not yet answered (or quarantined), then write the
-    predictions and metrics of the run. ``backend`` replaces the configured one (tests)."""
+    predictions and metrics of the run. ``backend`` replaces the configured one (tests);
+    ``ideas`` is the `[ideas]` section the stage ``uses`` (the defaults when called alone)."""
     from vault_pipeline.evalruns.results import write_results
 
     report = RunReport(settings.run_id)
     sets = read_sets(paths, settings.tasks)
-    if backend is None and settings.backend_settings().backend == "extractive":
+    ideas = ideas or IdeasSettings()
+    if backend is None and settings.backend_settings(ideas).backend == "extractive":
         raise VaultError("evaluation runs need an LLM backend (openai, vllm or batch_file), "
                          "not 'extractive' (it can write the summaries: `summarizer`)")
-    texts = review_inputs(paths, settings, sets, report, backend, log)
+    texts = review_inputs(paths, settings, sets, report, backend, log, ideas)
     units = build_units(paths, settings, sets, report, texts)
     for task, left in report.without_idea.items():
         if left:
@@ -163,12 +169,12 @@ def run_evaluation(paths: VaultPaths, settings: EvalRunSettings,
                 "an idea (extraction quarantined: see the set's `idea_note`)")
     prompts = {t: load_prompt(SPECS[t].prompt) for t in settings.tasks}
     for repeat in range(settings.repeats):
-        backend_settings = settings.backend_settings(repeat)
+        backend_settings = settings.backend_settings(ideas, repeat)
         engine = backend or make_backend(backend_settings)
         if not engine.uses_prompt:
             raise VaultError(f"evaluation runs need an LLM backend (openai, vllm or "
                              f"batch_file), not {engine.name!r}")
-        ask = _Ask(paths, settings, engine, prompts, repeat, report, log)
+        ask = _Ask(paths, settings, engine, prompts, repeat, report, log, backend_settings)
         ask(units)
         if "swiss" in settings.tasks:
             for source, papers in texts.items():
@@ -191,11 +197,11 @@ class _Ask:
     repeat: int
     report: RunReport
     log: Callable[[str], object]
+    backend_settings: IdeasSettings  # the repeat's
 
     def __call__(self, units: list[Unit]) -> list[str]:
         """Ask ``units``; their unit ids, in order."""
-        settings, repeat = self.settings, self.repeat
-        backend_settings = settings.backend_settings(repeat)
+        settings, repeat, backend_settings = self.settings, self.repeat, self.backend_settings
         requests: list[Request] = []
         meta: dict[str, tuple[Unit, str, Prompt]] = {}
         cell_of: dict[str, tuple[str, str]] = {}

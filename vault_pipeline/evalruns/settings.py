@@ -102,18 +102,18 @@ class EvalRunSettings(StageSettings):
         if problems:
             raise VaultError("evaluation-run settings: " + "; ".join(problems))
 
-    def backend_settings(self, repeat: int = 0) -> IdeasSettings:
-        """The ideas stage's backend settings with this run's model, temperature and seed."""
+    def backend_settings(self, ideas: IdeasSettings, repeat: int = 0) -> IdeasSettings:
+        """The ideas stage's backend settings (``ideas``, the `[ideas]` section the stage
+        ``uses``) with this run's `ideas` over them, then its model, temperature and seed."""
         changes = {"model": self.model, "temperature": self.temperature,
                    "seed": self.seed + repeat}
-        ideas = {k: v for k, v in self.ideas.items() if k != "prompt"}
-        base = IdeasSettings.resolve(run_config=ideas)
+        base = ideas.over({k: v for k, v in self.ideas.items() if k != "prompt"})
         return base.replace(**{k: v for k, v in changes.items() if v is not None})
 
-    def summarizer_settings(self) -> IdeasSettings:
+    def summarizer_settings(self, ideas: IdeasSettings) -> IdeasSettings:
         """The backend that writes the summaries: `summarizer` over the run's backend (the
         first repeat's seed), so by default the evaluator summarizes, as in the study."""
-        base = self.backend_settings(0)
+        base = self.backend_settings(ideas, 0)
         own = {k: v for k, v in self.summarizer.items() if k != "prompt"}
         if own.get("backend", base.backend) != base.backend and "model" not in own:
             own["model"] = None  # another backend: its own default model

@@ -42,7 +42,7 @@ def run_evalruns(paths: VaultPaths, settings: EvalRunSettings, context: RunConte
                  ) -> StageResult[EvalRunSettings, RunReport]:
     """The run, then its report: an HTML page under `evalruns/`, and the same blocks as the
     metadata's Markdown, metrics table and figures."""
-    report = run_evaluation(paths, settings, log=context.log)
+    report = run_evaluation(paths, settings, log=context.log, ideas=context.uses("ideas"))
     blocks = report_blocks(paths, settings.run_id)
     page = write_blocks(blocks, default_target(paths, settings.run_id), "html",
                         f"Evaluation run {settings.run_id}")
@@ -80,7 +80,7 @@ STAGE = Stage(
     outputs=(EVAL_SUMMARIES, EVAL_SUMMARY_FAILURES, EVAL_RUN_CALLS, EVAL_RUN_CALL_FAILURES,
              EVAL_RUN_PREDICTIONS, EVAL_RUN_METRICS),
     run=run_evalruns, settings=EvalRunSettings, section=SECTION,
-    label="evaluation-run settings",
+    label="evaluation-run settings", uses=("ideas",),
     describe=lambda run: (f"evaluation run {run.report.run_id}: {run.report.units} calls, "
                           f"{run.report.asked} asked, {run.report.reused} reused"),
     figures=_figures)

@@ -28,6 +28,7 @@ from vault_pipeline.integrity.gate import NEVER, FieldPolicy, Gate
 from vault_pipeline.llm.batches import StageTables, run_incremental
 from vault_pipeline.llm.inputs import PaperInput
 from vault_pipeline.llm.prompting import Prompt
+from vault_pipeline.llm.settings import IdeasSettings
 from vault_pipeline.schemas import EVAL_SUMMARIES, EVAL_SUMMARY_FAILURES
 from vault_pipeline.store.paths import VaultPaths
 
@@ -102,13 +103,16 @@ class _Job:
 def build_summaries(paths: VaultPaths, settings: EvalRunSettings, sample: pl.DataFrame,
                     kinds: tuple[str, ...], report: RunReport,
                     backend: Backend | None = None,
-                    log: Callable[[str], object] = print) -> dict[str, dict[str, str]]:
+                    log: Callable[[str], object] = print,
+                    ideas: IdeasSettings | None = None) -> dict[str, dict[str, str]]:
     """Every summary of ``kinds`` for the sample, made where the cache has none: the
-    summary text by kind, then forum id (a quarantined one is absent)."""
+    summary text by kind, then forum id (a quarantined one is absent). ``ideas``: the
+    `[ideas]` section the run was given (the defaults when called alone)."""
     kinds = tuple(k for k in kinds if k in KINDS)
     if not kinds or sample.is_empty():
         return {k: {} for k in kinds}
-    summarizer = settings.summarizer_settings()
+    ideas = ideas or IdeasSettings()
+    summarizer = settings.summarizer_settings(ideas)
     engine = backend or make_backend(summarizer)
     generation = summarizer.generation_key()
     prompts = {k: load_prompt(PROMPTS[k]) for k in kinds}
@@ -126,8 +130,8 @@ def build_summaries(paths: VaultPaths, settings: EvalRunSettings, sample: pl.Dat
             cells[key] = ("summary", kind)
     metered = Metered(engine, cells, report)
     # the run's prices are the evaluator's: they price the summaries it writes itself
-    own = (summarizer.backend, summarizer.model) == (settings.backend_settings(0).backend,
-                                                     settings.backend_settings(0).model)
+    evaluator = settings.backend_settings(ideas, 0)
+    own = (summarizer.backend, summarizer.model) == (evaluator.backend, evaluator.model)
     price = settings.cost if own else (lambda _in, _out: None)
 
     def summarize(batch: list[Request]) -> tuple[list[dict], list[dict]]:

@@ -148,7 +148,11 @@ def _with_nearest_anchors(paths: VaultPaths, sample: pl.DataFrame, anchors: pl.D
 
 
 def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
-                   backend: Backend | None = None, log=print) -> EvalSetsReport:
+                   backend: Backend | None = None, log=print,
+                   ideas: IdeasSettings | None = None) -> EvalSetsReport:
+    """The sets; ideas are extracted by the ideas stage's backend: ``ideas``, the `[ideas]`
+    section the stage ``uses`` (the defaults when called alone), with the settings' own
+    `ideas` over it."""
     report = EvalSetsReport()
     clock = _Clock(report)
     inputs = read_inputs(paths, settings.rating_scale)
@@ -157,7 +161,7 @@ def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
     report.extraction = extract_ideas(
         paths, candidates.frame.select("forum_id", "venue_id", "title", "abstract",
                                        "arxiv_id"),
-        inputs.documents, IdeasSettings.resolve(run_config=settings.ideas, home=paths.home),
+        inputs.documents, (ideas or IdeasSettings()).over(settings.ideas),
         settings.prompt, backend, log)
     clock.lap("ideas")
     ideas = _idea_column(paths)

@@ -149,9 +149,6 @@ class EvalSetsSettings(StageSettings):
         if problems:
             raise VaultError("evaluation-set settings: " + "; ".join(problems))
 
-    def replace(self, **changes: Any) -> EvalSetsSettings:
-        return dataclasses.replace(self, **changes)
-
     def as_dict(self) -> dict[str, Any]:
         return json.loads(json.dumps(dataclasses.asdict(self), default=list))
 

@@ -26,8 +26,9 @@ Result = StageResult[EvalSetsSettings, EvalSetsReport]
 def run_evalsets(paths: VaultPaths, settings: EvalSetsSettings, context: RunContext
                  ) -> Result:
     """The build, and the folder of the sets' Markdown cards it wrote."""
-    return StageResult(build_evalsets(paths, settings, log=context.log), settings,
-                       {"cards": cards_dir(paths)})
+    return StageResult(build_evalsets(paths, settings, log=context.log,
+                                      ideas=context.uses("ideas")),
+                       settings, {"cards": cards_dir(paths)})
 
 
 def _figure(value: float | None) -> float | str:
@@ -76,6 +77,7 @@ STAGE = Stage(
     outputs=(EVAL_IDEAS, EVAL_IDEA_FAILURES, *TABLES.values(), EVAL_CITATION_WINDOWS,
              EVAL_EXCLUDED, EVAL_CARDS),
     run=run_evalsets, settings=EvalSetsSettings, section=SECTION, label="evaluation-set",
+    uses=("ideas",),
     describe=lambda run: "evaluation sets: " + ", ".join(
         f"{name} {rows}" for name, rows in run.report.rows.items()),
     figures=_figures)

@@ -48,8 +48,11 @@ from vault_pipeline.schemas import DOCUMENTS, LLM_FAILURES, MASKED_RECORDS, PAPE
 from vault_pipeline.store.paths import VaultPaths
 
 
-@dataclass
-class IdeasReport:
+@dataclass(kw_only=True)
+class IdeasReport(Tally):
+    """The stage's report: the run's tally (every batch's added up) and what it read, kept
+    and judged."""
+
     backend: str
     model: str
     prompt_version: str
@@ -59,15 +62,9 @@ class IdeasReport:
     processed: int = 0  # papers asked this run
     records: int = 0
     quarantined: int = 0  # failures in the table after this run
-    new_failures: int = 0
-    retried: int = 0  # papers that needed more than one answer this run
-    leaky_answers: int = 0  # papers of this run with at least one leaky answer
-    masked_findings: int = 0  # leaks masked out of accepted answers this run
     judge_calls: int = 0  # LLM judge requests (LLM backends)
     judge_errors: int = 0  # LLM judge answers that could not be read
     judge_flagged: int = 0  # sentences the LLM judge labelled observed outcomes
-    tokens_in: int = 0
-    tokens_out: int = 0
     seconds: float = 0.0
     by_source: dict[str, int] = field(default_factory=dict)
 
@@ -149,10 +146,11 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
         backend = DistributedBackend(backend, settings, executor)
     prompt = load_prompt(settings.prompt)
     prompt_version = prompt.version if backend.uses_prompt else "none"
-    report = IdeasReport(backend.name, backend.model, prompt_version)
+    report = IdeasReport(backend=backend.name, model=backend.model,
+                         prompt_version=prompt_version)
 
     second = judge_for(backend, settings.llm_judge)
-    tally = Tally()
+    tally: Tally = report  # every batch adds to the report's tally
     pool: IsolatedPool | None = None
 
     def decompose(batch: list[Request]) -> BatchRows:
@@ -190,8 +188,6 @@ def build_masked_records(paths: VaultPaths, settings: IdeasSettings,
             pool.close()
         if own_backend:
             backend.close()
-    for name in Tally.__dataclass_fields__:
-        setattr(report, name, getattr(tally, name))
     if second is not None:
         report.judge_calls, report.judge_errors = second.calls, second.errors
         report.judge_flagged = second.flagged

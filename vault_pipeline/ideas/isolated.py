@@ -26,9 +26,9 @@ from vault_pipeline.llm.prompting import Prompt
 class Tally:
     """What one batch adds to the stage's report."""
 
-    retried: int = 0
-    leaky_answers: int = 0
-    masked_findings: int = 0
+    retried: int = 0  # papers that needed more than one answer
+    leaky_answers: int = 0  # papers with at least one leaky answer
+    masked_findings: int = 0  # leaks masked out of accepted answers
     tokens_in: int = 0
     tokens_out: int = 0
     new_failures: int = 0
@@ -46,7 +46,8 @@ class Tally:
             new_failures=len(outcome.rejected))
 
     def add(self, other: Tally) -> None:
-        for name in self.__dataclass_fields__:
+        """Add ``other``'s counts to these (a report deriving from Tally keeps its own)."""
+        for name in Tally.__dataclass_fields__:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 

@@ -6,7 +6,6 @@ never from config or files."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,14 +85,15 @@ class IdeasSettings(StageSettings):
         """What changes an LLM's answer besides model and prompt: part of the input hash."""
         if self.backend == "extractive":
             return ""
-        return json.dumps({"max_tokens": self.max_tokens, "temperature": self.temperature,
-                           "top_p": self.top_p, "seed": self.seed,
-                           "max_input_chars": self.max_input_chars}, sort_keys=True)
+        return json.dumps({**self.sampling(), "max_input_chars": self.max_input_chars},
+                          sort_keys=True)
+
+    def sampling(self) -> dict[str, Any]:
+        """How an LLM backend samples its answers (the `openai` and `vllm` backends' arguments)."""
+        return {"max_tokens": self.max_tokens, "temperature": self.temperature,
+                "top_p": self.top_p, "seed": self.seed}
 
     def pool(self) -> PoolSettings:
         """The isolated pool one paper's decomposition runs in (ideas/isolated.py)."""
         return PoolSettings(workers=self.workers, timeout_s=self.paper_timeout_s,
                             memory_mb=self.memory_mb or None, max_tasks=WORKER_PAPERS)
-
-    def replace(self, **changes: Any) -> IdeasSettings:
-        return dataclasses.replace(self, **changes)

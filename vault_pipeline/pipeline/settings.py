@@ -304,6 +304,17 @@ class StageSettings:
         return resolve(cls, cls.SECTION, home=home, run_config=run_config, flags=flags,
                        environ=environ, label=cls.LABEL)
 
+    def over(self, layer: Mapping[str, Any], where: str = "the run config") -> Self:
+        """These (resolved) settings with ``layer`` applied over them, checked and coerced as
+        every layer is: how a stage lays its own overrides over a section it ``uses``."""
+        cls, label = type(self), self.LABEL or self.SECTION
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+        return _build(cls, _layer(cls, values, layer, where, label), label)
+
+    def replace(self, **changes: Any) -> Self:
+        """These settings with ``changes`` (values of the fields' types)."""
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+
 
 SECTION_MODULES: dict[str, str] = {
     "splits": "vault_pipeline.splits.settings",

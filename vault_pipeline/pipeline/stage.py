@@ -90,10 +90,16 @@ class RunContext:
 
     def uses(self, section: str) -> Any:
         """The settings of ``section``, which the stage must have declared in ``uses``."""
-        if section not in self.settings:
-            raise VaultError(f"this run was not given the [{section}] settings: declare "
-                             f"{section!r} in the stage's uses")
-        return self.settings[section]
+        return given_section(self.settings, section)
+
+
+def given_section(settings: Mapping[str, Any], section: str) -> Any:
+    """``section`` of the settings a run was given (:meth:`Stage.used_settings`), or the error
+    saying its stage did not declare it in ``uses``."""
+    if section not in settings:
+        raise VaultError(f"this run was not given the [{section}] settings: declare "
+                         f"{section!r} in the stage's uses")
+    return settings[section]
 
 
 @dataclass(frozen=True)

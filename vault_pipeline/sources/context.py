@@ -7,14 +7,32 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from vault_pipeline.pipeline import settings as config_layers
 from vault_pipeline.pipeline.progress import Progress, no_progress
+from vault_pipeline.pipeline.stage import given_section
 from vault_pipeline.raw.zone import RawFile, RawZone
 from vault_pipeline.sources.cursor import CursorStore
 from vault_pipeline.sources.http import PoliteClient, RequestCounter
 from vault_pipeline.sources.limiter import SharedRateLimiter
 from vault_pipeline.sources.settings import HarvestConfig, load_config, secret, state_dir
 from vault_pipeline.store.paths import VaultPaths
+
+
+@dataclass
+class Downloads:
+    """What a harvest of files (PDFs, e-prints) did: files planned, stored new, found already
+    in the raw zone, their bytes, and each file that failed with its reason."""
+
+    planned: int = 0
+    fetched: int = 0
+    already_present: int = 0
+    bytes: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    def stored(self, raw: RawFile, new: bool) -> None:
+        """Count one file the raw zone holds now (:meth:`HarvestContext.store`'s answer)."""
+        self.fetched += int(new)
+        self.already_present += int(not new)
+        self.bytes += raw.size_bytes
 
 
 @dataclass
@@ -35,11 +53,9 @@ class HarvestContext:
         return cls(paths.ensure(), config or load_config(paths), progress, dict(settings or {}))
 
     def uses(self, section: str) -> Any:
-        """The settings of ``section`` as the run was given them; a harvest run from the
-        command line alone (no stage runner) resolves them here, for this vault."""
-        if section not in self.settings:
-            self.settings[section] = config_layers.section_settings(section, self.paths.home)
-        return self.settings[section]
+        """The settings of ``section`` as the harvest's stage was given them (its declared
+        ``uses``, resolved by :meth:`vault_pipeline.pipeline.stage.Stage.used_settings`)."""
+        return given_section(self.settings, section)
 
     @property
     def zone(self) -> RawZone:

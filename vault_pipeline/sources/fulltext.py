@@ -18,7 +18,7 @@ from __future__ import annotations
 import gzip
 import io
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import polars as pl
@@ -26,7 +26,7 @@ import polars as pl
 from vault_pipeline.errors import RawFormatError
 from vault_pipeline.papers.versions import vault_versions
 from vault_pipeline.schemas import PAPER_VERSIONS, PAPERS
-from vault_pipeline.sources.context import HarvestContext
+from vault_pipeline.sources.context import Downloads, HarvestContext
 from vault_pipeline.sources.http import HarvestError
 from vault_pipeline.sources.settings import FulltextScope
 
@@ -53,12 +53,8 @@ class FulltextItem:
 
 
 @dataclass
-class FulltextReport:
-    planned: int = 0
-    fetched: int = 0
-    already_present: int = 0
-    bytes: int = 0
-    failed: list[tuple[str, str]] = field(default_factory=list)
+class FulltextReport(Downloads):
+    """The PDFs and e-prints of one full-text harvest."""
 
 
 def eprint_name(stem: str, data: bytes) -> str:
@@ -168,8 +164,6 @@ def fetch(ctx: HarvestContext, items: list[FulltextItem]) -> FulltextReport:
             ctx.cursors.save(CURSOR, failures)
             ctx.progress(1, len(items), f"failed {item.stem}")
             continue
-        report.fetched += int(new)
-        report.already_present += int(not new)
-        report.bytes += raw.size_bytes
+        report.stored(raw, new)
         ctx.progress(1, len(items), item.stem)
     return report

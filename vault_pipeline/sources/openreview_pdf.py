@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,7 +28,7 @@ import polars as pl
 
 from vault_pipeline.errors import RawFormatError
 from vault_pipeline.schemas import SUBMISSIONS
-from vault_pipeline.sources.context import HarvestContext
+from vault_pipeline.sources.context import Downloads, HarvestContext
 from vault_pipeline.sources.http import HarvestError
 
 CURSOR = "openreview-pdfs"
@@ -51,15 +51,12 @@ class PdfItem:
 
 
 @dataclass
-class PdfReport:
+class PdfReport(Downloads):
+    """The submission PDFs of one harvest (``bytes`` counts the earlier revisions' too)."""
+
     submissions: int = 0  # of the evaluation venues
     without_pdf: int = 0  # their note has no public PDF
-    planned: int = 0
-    fetched: int = 0
-    already_present: int = 0
     revisions: int = 0
-    bytes: int = 0
-    failed: list[tuple[str, str]] = field(default_factory=list)
 
 
 def evaluation_venues(ctx: HarvestContext) -> list[str]:
@@ -169,9 +166,7 @@ def fetch(ctx: HarvestContext, items: list[PdfItem], revisions: bool = False,
                 entry.update(stored=False, reason=reason)
             else:
                 raw, new = stored
-                report.fetched += int(new)
-                report.already_present += int(not new)
-                report.bytes += raw.size_bytes
+                report.stored(raw, new)
                 entry.update(stored=True, sha256=raw.sha256)
                 if revisions:
                     entry["revisions"] = _fetch_revisions(ctx, item, report)

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from vault_pipeline.errors import VaultError
 from vault_pipeline.pipeline.stage import Artifact, Daily, Keys, RunContext, Stage
@@ -115,6 +116,23 @@ def harvest_context(paths: VaultPaths, settings: HarvestRunSettings, context: Ru
         yield ctx
 
 
+R = TypeVar("R")
+
+
+@dataclass
+class HarvestRun(Generic[R]):
+    """A harvest's run: its client's report and the requests it sent to each service."""
+
+    report: R
+    requests: dict[str, int] = field(default_factory=dict)
+
+
+def harvest_stage(name: str, doc: str, inputs: tuple[str, ...] = (), **declared: Any) -> Stage:
+    """A harvest's declaration: group `harvest`, one output, the raw zone (an artifact named as
+    the stage and documented by ``doc``); ``declared`` holds the rest of the stage."""
+    return Stage(name, HARVEST_GROUP, inputs, (Artifact(name, doc, raw_location),), **declared)
+
+
 def venue_of(config: HarvestConfig, venue_id: str) -> VenueSettings:
     """A configured venue, or the first configured venue's settings under another id (a venue
     named on the command line only)."""
@@ -174,29 +192,17 @@ def _days(paths: VaultPaths) -> Daily:
     return Daily(load_config(paths).arxiv.first_day, per_run=ARXIV_DAYS_PER_RUN)
 
 
-def _raw(name: str, doc: str) -> Artifact:
-    return Artifact(name, doc, raw_location)
-
-
-ARXIV_OAI = _raw(
+OAI_STAGE = harvest_stage(
     "arxiv_oai_harvest",
     "arXiv OAI-PMH ListRecords for the partition's datestamp day(s) into the raw zone; a "
     "backfill run lists up to a month as one window (fewest requests); resumes from the "
-    "stored resumption token after a crash.")
-
-OAI_STAGE = Stage(
-    "arxiv_oai_harvest", HARVEST_GROUP, inputs=(), outputs=(ARXIV_OAI,), run=run_oai,
-    describe=_describe_oai, figures=_oai_figures, settings=OaiHarvestSettings,
+    "stored resumption token after a crash.",
+    run=run_oai, describe=_describe_oai, figures=_oai_figures, settings=OaiHarvestSettings,
     partitions=_days, pool="arxiv")
+ARXIV_OAI = OAI_STAGE.outputs[0]
 
 
 # --- arXiv full text ---------------------------------------------------------------------
-
-@dataclass
-class FulltextRun:
-    report: fulltext.FulltextReport
-    requests: dict[str, int] = field(default_factory=dict)
-
 
 def fulltext_plan(ctx: HarvestContext, settings: FulltextHarvestSettings
                   ) -> list[fulltext.FulltextItem]:
@@ -212,22 +218,19 @@ def fulltext_plan(ctx: HarvestContext, settings: FulltextHarvestSettings
 
 
 def run_fulltext(paths: VaultPaths, settings: FulltextHarvestSettings, context: RunContext
-                 ) -> FulltextRun:
+                 ) -> HarvestRun[fulltext.FulltextReport]:
     """Download the planned PDFs and e-prints into the raw zone."""
     with harvest_context(paths, settings, context) as ctx:
         report = fulltext.fetch(ctx, fulltext_plan(ctx, settings))
-    return FulltextRun(report, ctx.requests_sent())
+    return HarvestRun(report, ctx.requests_sent())
 
 
-ARXIV_FULLTEXT = _raw(
+FULLTEXT_STAGE = harvest_stage(
     "arxiv_fulltext_harvest",
     "PDFs and e-prints (LaTeX source) of papers in the configured scope into the raw zone, "
-    "skipping files already there and papers that failed before.")
-
-FULLTEXT_STAGE = Stage(
-    "arxiv_fulltext_harvest", HARVEST_GROUP, inputs=("papers",), outputs=(ARXIV_FULLTEXT,),
-    uses=("splits",),
-    run=run_fulltext, settings=FulltextHarvestSettings, pool="arxiv",
+    "skipping files already there and papers that failed before.",
+    inputs=("papers",), uses=("splits",), run=run_fulltext, settings=FulltextHarvestSettings,
+    pool="arxiv",
     describe=lambda run: (f"{run.report.fetched} new file(s), {run.report.bytes:,} bytes; "
                           f"{len(run.report.failed)} failed"),
     warnings=lambda run: [f"{stem}: {reason}" for stem, reason in run.report.failed],
@@ -235,24 +238,20 @@ FULLTEXT_STAGE = Stage(
         "planned": run.report.planned, "fetched": run.report.fetched,
         "bytes": run.report.bytes, "already_present": run.report.already_present,
         "failed": len(run.report.failed), "requests": run.requests.get("arxiv", 0)}})
+ARXIV_FULLTEXT = FULLTEXT_STAGE.outputs[0]
 
 
 # --- the reference walk ------------------------------------------------------------------
 
-@dataclass
-class WalkRun:
-    report: semantic_scholar.WalkReport
-    requests: dict[str, int] = field(default_factory=dict)
-
-
-def run_walk(paths: VaultPaths, settings: HarvestRunSettings, context: RunContext) -> WalkRun:
+def run_walk(paths: VaultPaths, settings: HarvestRunSettings, context: RunContext
+             ) -> HarvestRun[semantic_scholar.WalkReport]:
     """Fetch the arXiv metadata of cited papers missing from the vault (one hop)."""
     with harvest_context(paths, settings, context) as ctx:
         report = semantic_scholar.walk(ctx)
-    return WalkRun(report, ctx.requests_sent())
+    return HarvestRun(report, ctx.requests_sent())
 
 
-def _walk_figures(run: WalkRun) -> dict:
+def _walk_figures(run: HarvestRun[semantic_scholar.WalkReport]) -> dict:
     r = run.report
     fetched = r.fetched
     return {REFERENCE_WALK.name: {
@@ -262,17 +261,15 @@ def _walk_figures(run: WalkRun) -> dict:
         "invalid_ids": len(fetched.invalid) if fetched else 0}}
 
 
-REFERENCE_WALK = _raw(
+WALK_STAGE = harvest_stage(
     "arxiv_reference_walk",
     "The one-hop reference walk: arXiv metadata of papers cited by the vault's papers (per "
-    "Semantic Scholar) but missing from it, into the raw zone.")
-
-WALK_STAGE = Stage(
-    "arxiv_reference_walk", HARVEST_GROUP, inputs=("citations",), outputs=(REFERENCE_WALK,),
-    run=run_walk, settings=HarvestRunSettings, pool="arxiv",
+    "Semantic Scholar) but missing from it, into the raw zone.",
+    inputs=("citations",), run=run_walk, settings=HarvestRunSettings, pool="arxiv",
     describe=lambda run: (f"{run.report.missing} cited arXiv papers missing; "
                           f"{run.report.without_arxiv_id} cited papers have no arXiv id"),
     figures=_walk_figures)
+REFERENCE_WALK = WALK_STAGE.outputs[0]
 
 
 # --- OpenReview --------------------------------------------------------------------------
@@ -295,19 +292,18 @@ def _describe_venue(report: openreview.VenueReport) -> str:
             f"{report.requests} requests")
 
 
-OPENREVIEW = _raw(
+OPENREVIEW_STAGE = harvest_stage(
     "openreview_harvest",
     "Submissions of one OpenReview venue with their reviews, meta-reviews and decisions, page "
     "by page into the raw zone; resumes an interrupted listing; `refresh` lists a completed "
-    "venue again (the decisions sensor sets it).")
-
-OPENREVIEW_STAGE = Stage(
-    "openreview_harvest", HARVEST_GROUP, inputs=(), outputs=(OPENREVIEW,), run=run_openreview,
-    settings=OpenReviewHarvestSettings, pool="openreview", describe=_describe_venue,
+    "venue again (the decisions sensor sets it).",
+    run=run_openreview, settings=OpenReviewHarvestSettings, pool="openreview",
+    describe=_describe_venue,
     partitions=lambda paths: Keys(tuple(v.id for v in load_config(paths).openreview.venues)),
     figures=lambda r: {OPENREVIEW.name: {
         "venue": r.venue, "skipped": r.skipped, "resumed": r.resumed, "pages": r.pages,
         "notes": r.notes, "requests": r.requests}})
+OPENREVIEW = OPENREVIEW_STAGE.outputs[0]
 
 
 # --- Semantic Scholar --------------------------------------------------------------------
@@ -359,17 +355,16 @@ def _s2_figures(run: S2Run) -> dict:
         "evaluation_population_known": population.resolved if population else 0}}
 
 
-S2 = _raw(
+S2_STAGE = harvest_stage(
     "s2_harvest",
     "Semantic Scholar batch lookups (500 ids a request) of the references and citation counts "
     "of the vault's post-cutoff papers, into the raw zone; ids read within `refresh_days` are "
     "not asked again. With an API key, also the evaluation venues' submissions and their "
-    "dated citing papers.")
-
-S2_STAGE = Stage(
-    "s2_harvest", HARVEST_GROUP, inputs=("papers",), outputs=(S2,), run=run_s2,
+    "dated citing papers.",
+    inputs=("papers",), run=run_s2,
     uses=("splits", "evalsets"),
     settings=S2HarvestSettings, pool="s2", describe=_describe_s2, figures=_s2_figures)
+S2 = S2_STAGE.outputs[0]
 
 
 # --- OpenReview submission PDFs ----------------------------------------------------------
@@ -388,14 +383,8 @@ class OpenReviewPdfHarvestSettings(HarvestRunSettings):
     """Most forums fetched in this run; unset: every planned forum."""
 
 
-@dataclass
-class PdfRun:
-    report: openreview_pdf.PdfReport
-    requests: dict[str, int] = field(default_factory=dict)
-
-
 def run_openreview_pdfs(paths: VaultPaths, settings: OpenReviewPdfHarvestSettings,
-                        context: RunContext) -> PdfRun:
+                        context: RunContext) -> HarvestRun[openreview_pdf.PdfReport]:
     """Fetch the planned forums' PDFs; a forum is asked again only when its note's PDF
     changed, a failed one only with ``retry_failed``; each failure is logged with its reason."""
     with harvest_context(paths, settings, context) as ctx:
@@ -405,19 +394,16 @@ def run_openreview_pdfs(paths: VaultPaths, settings: OpenReviewPdfHarvestSetting
         report = openreview_pdf.fetch(ctx, items, settings.revisions, plan)
     for forum, reason in report.failed:
         context.log(f"{forum}: {reason}")
-    return PdfRun(report, ctx.requests_sent())
+    return HarvestRun(report, ctx.requests_sent())
 
 
-OPENREVIEW_PDFS = _raw(
+OPENREVIEW_PDF_STAGE = harvest_stage(
     "openreview_pdf_harvest",
     "Submission PDFs of the evaluation venues from OpenReview into the raw zone (`documents` "
     "converts them keyed by forum id); a forum is asked again only when its note's PDF "
-    "changed, a failure only with `retry_failed`.")
-
-OPENREVIEW_PDF_STAGE = Stage(
-    "openreview_pdf_harvest", HARVEST_GROUP, inputs=("submissions",), outputs=(OPENREVIEW_PDFS,),
-    uses=("evalsets",),
-    run=run_openreview_pdfs, settings=OpenReviewPdfHarvestSettings, pool="openreview",
+    "changed, a failure only with `retry_failed`.",
+    inputs=("submissions",), uses=("evalsets",), run=run_openreview_pdfs,
+    settings=OpenReviewPdfHarvestSettings, pool="openreview",
     describe=lambda run: openreview_pdf.describe(run.report),
     figures=lambda run: {OPENREVIEW_PDFS.name: {
         "submissions": run.report.submissions, "without_pdf": run.report.without_pdf,
@@ -425,6 +411,7 @@ OPENREVIEW_PDF_STAGE = Stage(
         "already_present": run.report.already_present, "revisions": run.report.revisions,
         "failed": len(run.report.failed), "bytes": run.report.bytes,
         "requests": run.requests.get("openreview", 0)}})
+OPENREVIEW_PDFS = OPENREVIEW_PDF_STAGE.outputs[0]
 
 STAGES = (OAI_STAGE, FULLTEXT_STAGE, WALK_STAGE, OPENREVIEW_STAGE, S2_STAGE,
           OPENREVIEW_PDF_STAGE)

@@ -117,10 +117,9 @@ class LLMClassifier:
                 for p in batch]
 
 
-def make_classifier(choice: str, ideas: IdeasSettings | None = None):
-    """`extractive`, `llm` (the ideas stage's backend) or `auto` (llm when that backend is
-    an LLM, else extractive)."""
-    ideas = ideas or IdeasSettings.resolve()
+def make_classifier(choice: str, ideas: IdeasSettings):
+    """`extractive`, `llm` (the ideas stage's backend: ``ideas``, the section the stage
+    ``uses``) or `auto` (llm when that backend is an LLM, else extractive)."""
     if choice == "auto":
         choice = "extractive" if ideas.backend == "extractive" else "llm"
     if choice == "extractive":

@@ -6,9 +6,12 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from vault_pipeline.llm.inputs import PaperInput
+
+if TYPE_CHECKING:
+    from vault_pipeline.llm.settings import IdeasSettings
 
 
 class BackendError(RuntimeError):
@@ -49,6 +52,13 @@ class Backend(abc.ABC):
 
     def __init__(self, model: str) -> None:
         self.model = model
+
+    @staticmethod
+    def model_of(settings: IdeasSettings, missing: str) -> str:
+        """The settings' model, or a :class:`BackendError` saying ``missing`` without one."""
+        if not settings.model:
+            raise BackendError(missing)
+        return settings.model
 
     @abc.abstractmethod
     def generate(self, requests: Sequence[Request]) -> list[Answer]:

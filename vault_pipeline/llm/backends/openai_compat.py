@@ -70,16 +70,12 @@ class OpenAICompatBackend(Backend):
 
     @classmethod
     def from_settings(cls, settings: IdeasSettings) -> OpenAICompatBackend:
-        if not settings.model:
-            raise BackendError("the openai backend needs a model name: set `model` in the "
-                               "ideas config or VAULT_IDEAS_MODEL")
-        return cls(settings.model, base_url=settings.base_url,
-                   api_key=os.environ.get(settings.api_key_env),
+        model = cls.model_of(settings, "the openai backend needs a model name: set `model` in "
+                                       "the ideas config or VAULT_IDEAS_MODEL")
+        return cls(model, base_url=settings.base_url, api_key=os.environ.get(settings.api_key_env),
                    concurrency=settings.concurrency, timeout_s=settings.timeout_s,
                    http_retries=settings.http_retries, backoff_s=settings.backoff_s,
-                   max_tokens=settings.max_tokens, temperature=settings.temperature,
-                   top_p=settings.top_p, seed=settings.seed,
-                   strict_schema=settings.strict_schema)
+                   strict_schema=settings.strict_schema, **settings.sampling())
 
     def body(self, request: Request) -> dict[str, Any]:
         """The chat-completions request body (also one line of a batch input file)."""

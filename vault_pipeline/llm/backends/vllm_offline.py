@@ -39,12 +39,9 @@ class VLLMBackend(Backend):
 
     @classmethod
     def from_settings(cls, settings: IdeasSettings) -> VLLMBackend:
-        if not settings.model:
-            raise BackendError("the vllm backend needs a model (a Hugging Face id or a "
-                               "local path): set `model` or VAULT_IDEAS_MODEL")
-        return cls(settings.model, engine_args=settings.vllm_engine_args,
-                   max_tokens=settings.max_tokens, temperature=settings.temperature,
-                   top_p=settings.top_p, seed=settings.seed)
+        model = cls.model_of(settings, "the vllm backend needs a model (a Hugging Face id or a "
+                                       "local path): set `model` or VAULT_IDEAS_MODEL")
+        return cls(model, engine_args=settings.vllm_engine_args, **settings.sampling())
 
     def _engine(self) -> Any:
         if self._llm is None:
