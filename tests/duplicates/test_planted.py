@@ -8,6 +8,7 @@ writes past the policy."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -145,6 +146,17 @@ def test_checks_pass_on_the_policy_and_fail_past_it(planted_vault: VaultPaths) -
                                 .then(pl.lit("vault")).otherwise(pl.col("split")))
     store.write(SPLITS, alias)  # two members of one cluster retrievable
     assert not quality.no_target_with_early_duplicate(store).passed
+
+
+def test_targets_never_compared_fail_the_check_and_no_targets_pass_it(
+        planted_vault: VaultPaths) -> None:
+    store = planted_vault.store
+    Path(planted_vault.table(DUPLICATE_PAIRS.name)).unlink()  # the duplicates never built
+    unchecked = quality.no_target_with_early_duplicate(store)
+    assert not unchecked.passed and "never checked for duplicates" in unchecked.description
+    splits = store.read_required(SPLITS.name)
+    store.write(SPLITS, splits.with_columns(split=pl.lit("vault")))  # no target to guard
+    assert quality.no_target_with_early_duplicate(store).passed
 
 
 def test_cluster_check_fails_on_split_or_headless_clusters(planted_vault: VaultPaths) -> None:

@@ -309,8 +309,11 @@ def record_step(paths: VaultPaths, nodes: dict[str, Node], run_config: dict | No
     changes and rebuild everything downstream of them."""
     with _locked(paths):
         state = load(paths)
-        state.graph = {**state.graph, **nodes}
+        known = state.graph
+        state.graph = {**known, **nodes}
         _remember(paths, state, nodes, run_config)
+        if not known:  # a first run's steps know only themselves: a graph of them alone
+            state.graph = {}  # would let the next refresh skip every asset never built
         save(paths, state)
 
 
