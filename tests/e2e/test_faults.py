@@ -88,7 +88,7 @@ def test_sql_refuses_writes_and_leaves_the_vault_as_it_was(sample_vault: VaultPa
     before = sorted(p.name for p in sample_vault.home.rglob("*") if p.is_file())
     text = statement.format(tables=sample_vault.tables, home=sample_vault.home)
     assert "read-only" in one_line_error(vault("sql", text))
-    assert papers_count() == 207
+    assert papers_count() == 219
     assert sorted(p.name for p in sample_vault.home.rglob("*") if p.is_file()) == before
 
 
@@ -98,7 +98,7 @@ def test_sql_reads_only_the_vault_tables(sample_vault: VaultPaths, tmp_path: Pat
     assert "disabled" in one_line_error(vault("sql", f"SELECT * FROM read_csv('{outside}')"))
     table = sample_vault.table("papers")
     direct = vault("sql", f"SELECT count(*) AS n FROM read_parquet('{table}')", "-f", "json")
-    assert json.loads(direct.output) == [{"n": 207}]
+    assert json.loads(direct.output) == [{"n": 219}]
 
 
 # 9. exit codes and one-line errors ------------------------------------------------------------
@@ -186,7 +186,7 @@ def test_a_truncated_gzip_already_stored_is_quarantined_and_the_rest_builds(
                         lambda _: Detection("arxiv_snapshot", "gzip", ".jsonl.gz"))
         RawZone(sample_vault).add_file(cut)
     assert vault("materialize", "--select", "papers", "-q").exit_code == 0
-    assert papers_count() == 207
+    assert papers_count() == 219
     rejected = vault("sql", "SELECT snippet, reason FROM papers_rejected", "-f", "json")
     [row] = json.loads(rejected.output)
     assert row["snippet"] == "old.jsonl.gz" and "end-of-stream" in row["reason"]
@@ -207,7 +207,7 @@ def test_a_deleted_raw_file_fails_the_build_and_import_restores_it(
     failed = vault("materialize", "--select", "papers")
     assert failed.exit_code == 1
     assert "raw zone damaged" in failed.output and name in failed.output
-    assert papers_count() == 207  # the table of the last good build is kept
+    assert papers_count() == 219  # the table of the last good build is kept
     verify = vault("verify")
     assert "1 of 11 raw file(s) damaged" in one_line_error(verify)
     assert "missing" in verify.output
@@ -215,7 +215,7 @@ def test_a_deleted_raw_file_fails_the_build_and_import_restores_it(
     assert "restored" in restored.output
     assert vault("verify").exit_code == 0
     assert vault("materialize", "--select", "papers", "-q").exit_code == 0
-    assert papers_count() == 207
+    assert papers_count() == 219
 
 
 def test_a_bit_flip_is_found_by_verify_and_by_the_periodic_check(
@@ -461,13 +461,13 @@ def test_a_run_killed_in_any_stage_leaves_a_vault_the_next_run_completes(
     _kill_in_stage(stage)
     result = vault("materialize", "-q")
     assert result.exit_code == 0, result.output
-    assert papers_count() == 207
+    assert papers_count() == 219
     documents = vault("sql", "SELECT count(DISTINCT arxiv_id) AS papers, "
                              "count(DISTINCT forum_id) AS forums, count(*) AS n, "
                              "count(*) FILTER (status = 'ok' AND (text IS NULL OR text = '')) "
                              "AS empty FROM documents", "-f", "json")
     # one row per paper and per OpenReview submission of the sample, none empty
-    assert json.loads(documents.output) == [{"papers": 207, "forums": 91, "n": 298, "empty": 0}]
+    assert json.loads(documents.output) == [{"papers": 219, "forums": 91, "n": 310, "empty": 0}]
     once = vault("sql", "SELECT (SELECT count(*) - count(DISTINCT arxiv_id) FROM masked_records)"
                         " + (SELECT count(*) - count(DISTINCT (arxiv_id, view)) FROM views)"
                         " + (SELECT count(*) - count(DISTINCT arxiv_id) FROM splits) AS dup",
@@ -560,7 +560,7 @@ def test_a_full_disk_keeps_the_previous_table_and_a_rerun_completes(
     assert table.read_bytes() == before  # the previous table, untouched
     assert not [p for p in table.parent.glob(".papers.parquet.*")  # no half-written file
                 if not p.name.endswith(checksums.SUFFIX)]
-    assert papers_count() == 207
+    assert papers_count() == 219
     monkeypatch.setattr(checksums, "atomic_path", real_atomic_path)  # space freed
     assert vault("materialize", "-s", "papers", "--force").exit_code == 0
-    assert papers_count() == 207
+    assert papers_count() == 219
