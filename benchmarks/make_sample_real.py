@@ -27,6 +27,7 @@ SOURCES = {
     "L0704": ("_posts/arxiv/2025/07/2025-07-04--arxiv-cs__LG.md", "c556a3d6c63a", "cs.LG"),
     "L0711": ("_posts/arxiv/2025/07/2025-07-11--arxiv-cs__LG.md", "a0ea452668a1", "cs.LG"),
     "C0711": ("_posts/arxiv/2025/07/2025-07-11--arxiv-cs__CL.md", "18dc1a828591", "cs.CL"),
+    "C0718": ("_posts/arxiv/2025/07/2025-07-18--arxiv-cs__CL.md", "5dcba086d885", "cs.CL"),
     "L0725": ("_posts/arxiv/2025/07/2025-07-25--arxiv-cs__LG.md", "0e282d393f71", "cs.LG"),
     "L0801": ("_posts/arxiv/2025/08/2025-08-01--arxiv-cs__LG.md", "ad7e07d9ec2c", "cs.LG"),
     "L0808": ("_posts/arxiv/2025/08/2025-08-08--arxiv-cs__LG.md", "76ff9e34db05", "cs.LG"),

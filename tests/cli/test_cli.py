@@ -26,7 +26,7 @@ def test_demo_materializes_the_graph_and_records_it(vault_paths: VaultPaths) -> 
     assert "materialized papers" in result.output
     assert "check FAIL" not in result.output
     count = vault("sql", "SELECT count(*) AS n FROM papers", "--format", "json")
-    assert json.loads(count.output) == [{"n": 207}]
+    assert json.loads(count.output) == [{"n": 219}]
     status = vault("status")
     assert "papers" in status.output and "UTC" in status.output
     (vault_paths.home / "a-file").write_text("x")  # an export folder under a file: one line
@@ -79,6 +79,9 @@ def _demo_shows_the_product(paths: VaultPaths, export: Path) -> None:
     splits = pl.read_parquet(paths.table("splits"))
     for split in ("train", "validation", "test"):
         assert splits.filter(pl.col("split") == split).height > 0, split
+    # issue 26 asks for at least 30 targets; the bundled sample gives 33 (19 / 10 / 4)
+    targets = splits.filter(pl.col("split").is_in(["train", "validation", "test"]))
+    assert targets.height >= 30
     for n, role in enumerate(ROLES):
         loaded = load_dataset(str(export), role, cache_dir=str(paths.home / f"hf{n}"))
         assert sorted(loaded) == ["test", "train", "validation"], role
@@ -94,9 +97,9 @@ def _demo_shows_the_product(paths: VaultPaths, export: Path) -> None:
                                 & pl.col("arxiv_id").is_not_null())["arxiv_id"])
     views = pl.read_parquet(paths.table("views")).filter(pl.col("text").is_not_null())
     five = views.filter(pl.col("arxiv_id").is_in(list(full))).group_by("arxiv_id").len()
-    # issue 26 asks for 90%; the bundled sample gives 6 of 8 (the synthetic physics e-print
-    # and one abridged paper lack a view): this holds that level, the goal is still open
-    assert five.filter(pl.col("len") == 5).height >= 0.75 * len(full)
+    # issue 26 asks for 90%; the bundled sample gives 7 of 8 (the synthetic physics e-print
+    # states no challenge, gap or key idea to copy): this holds that level, 90% is still open
+    assert five.filter(pl.col("len") == 5).height >= 0.85 * len(full)
     assert card_disagreements(export) == []
 
 

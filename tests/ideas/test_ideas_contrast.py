@@ -22,6 +22,7 @@ class S:
     heading: str = "Introduction"
     paragraph: int = 0
     safe: bool = True
+    gap_safe: bool = False
 
 
 def ok(_: str) -> bool:
@@ -105,3 +106,104 @@ def test_an_abstract_with_a_contrast_gets_all_five_views() -> None:
     # may be held back as a possible outcome by the sentence-role model, then "We propose")
     first = views["intuition"].removeprefix("- ").split("\n")[0]
     assert first in ABSTRACT and ("key idea" in first or first.startswith("We propose"))
+
+
+def test_a_limitation_of_prior_work_is_told_from_the_papers_own_outcome() -> None:
+    assert contrast.prior_limitation("However, post-hoc methods perform poorly when ASR "
+                                     "inaccurately transcribes verbatim speech.")
+    assert contrast.prior_limitation("Consequently, this approach fails to capture the "
+                                     "ordinal nature of emotions.")
+    # the paper's own finding, a report of what was measured, or the past tense of a study
+    assert not contrast.prior_limitation("We find that existing methods fail on long inputs.")
+    assert not contrast.prior_limitation("Experiments reveal that current detectors struggle "
+                                         "with propagated errors.")
+    assert not contrast.prior_limitation("Existing methods failed to converge on these tasks.")
+    assert not contrast.prior_limitation("Existing methods typically align audio and text.")
+
+
+def test_a_gap_the_strict_judge_holds_back_is_copied_only_as_a_gap() -> None:
+    prior = S("Existing methods typically employ dynamic pattern matching on local windows.")
+    gap = S("Nevertheless, such methods remain prone to hallucinations over long contexts.",
+            safe=False, gap_safe=True)
+    found = contrast.contrasts([prior, gap], ["introduction"], lambda _: False)
+    assert [(c.what_it_does, c.open_gap) for c in found] == [(prior.text, gap.text)]
+    # neither the rest of the record nor a sentence without that standing can copy it
+    assert contrast.contrasts([prior, S(gap.text, safe=False)], ["introduction"],
+                              lambda _: False) == []
+    assert contrast.contrasts([S(prior.text, safe=False, gap_safe=True), gap],
+                              ["introduction"], lambda _: False) == []
+
+
+def test_the_method_statement_after_an_outcome_is_the_method_not_an_outcome() -> None:
+    assert contrast.method_statement("Building on recent work in NFs, we propose a single NF "
+                                     "architecture which integrates seamlessly into RL "
+                                     "algorithms, serving as a policy, Q-function, and "
+                                     "occupancy measure.")
+    assert not contrast.method_statement("We propose a method that outperforms all baselines.")
+    assert not contrast.method_statement("We show that this is not the case.")
+
+
+# arXiv 2505.23527v1 (CC0 metadata, in the bundled sample): the role model reads "We show
+# that this is not the case." as a result; the method statement after it is not one.
+NF_ABSTRACT = (
+    "Modern reinforcement learning (RL) algorithms have found success by using powerful "
+    "probabilistic models, such as transformers, energy-based models, and diffusion/flow-based "
+    "models. To this end, RL researchers often choose to pay the price of accommodating these "
+    "models into their algorithms -- diffusion models are expressive, but are computationally "
+    "intensive due to their reliance on solving differential equations, while autoregressive "
+    "transformer models are scalable but typically require learning discrete representations. "
+    "Normalizing flows (NFs), by contrast, seem to provide an appealing alternative, as they "
+    "enable likelihoods and sampling without solving differential equations or autoregressive "
+    "architectures. However, their potential in RL has received limited attention, partly due "
+    "to the prevailing belief that normalizing flows lack sufficient expressivity. We show that "
+    "this is not the case. Building on recent work in NFs, we propose a single NF architecture "
+    "which integrates seamlessly into RL algorithms, serving as a policy, Q-function, and "
+    "occupancy measure. Our approach leads to much simpler algorithms, and achieves higher "
+    "performance in imitation learning, offline, goal conditioned RL and unsupervised RL.")
+
+
+def test_an_abstract_keeps_its_method_statement_and_never_its_results() -> None:
+    paper = PaperInput("2505.23527", "Normalizing Flows are Capable Models for RL",
+                       NF_ABSTRACT, None, None, "abstract_only", "no documents row", ("cs.LG",))
+    record, _ = decompose(paper)
+    views = derive_views(record)
+    assert "we propose a single NF architecture" in views["proposal"]
+    assert "we propose a single NF architecture" in views["intuition"]
+    text = "\n".join(v for v in views.values() if v)
+    assert "We show that this is not the case" not in text
+    assert "achieves higher performance" not in text
+
+
+# A full text's short introduction: the sentence-role model, trained on abstracts, reads its
+# last sentence (what the prior work leaves open) as a conclusion.
+FULL_TEXT = """# Explainable test prioritisation
+
+## Abstract
+
+Test case prioritisation is a critical task in regression testing. Here, we present and
+discuss scenarios that require different explanations.
+
+## 1 Introduction
+
+Regression test suites grow with the software they protect, and running all of them after
+every change becomes too slow. Prioritisation orders the tests so that those likely to fail
+run first.
+
+Learning-to-rank models learn such an order from the history of test executions. Developers,
+however, are asked to trust an order they cannot inspect, which hinders adoption.
+
+## 2 Approach
+
+The ranking model scores every test with a function of its features and sorts the tests by
+score.
+"""
+
+
+def test_a_full_texts_introduction_gives_the_gap_the_role_model_would_hold_back() -> None:
+    paper = PaperInput("2405.13786", "Explainable test prioritisation", "", FULL_TEXT, None,
+                       "pdf", None, ("cs.SE",))
+    record, _ = decompose(paper)
+    gap = derive_views(record)["research_gap"]
+    assert gap is not None
+    assert "Left unresolved: Developers, however, are asked to trust an order they cannot " \
+           "inspect" in gap

@@ -21,9 +21,12 @@ _F = re.IGNORECASE
 PRIOR_WORK = re.compile(
     r"\b(?:existing|prior|previous|current|conventional|traditional|standard|classical"
     r"|typical|popular|earlier|recent|mainstream|state-of-the-art|most|many|several"
-    r"|these)\s+(?:(?:[\w\-/]+|\([A-Z][\w\-]*\))\s+){0,4}?(?:[A-Za-z][\w\-]*(?:s|ies|ches))\b"
-    r"|\b\w+(?:-\w+)+\s+(?:methods|approaches|models|techniques|algorithms|solutions"
-    r"|systems)\b"
+    r"|these)\s+(?:(?:[\w\-/]+|\([A-Z][\w\-]*\))\s+){0,6}?(?:[A-Za-z][\w\-]*(?:s|ies|ches))\b"
+    r"|\b\w+(?:-\w+)+\s+(?:\([A-Z][\w\-]*\)\s+)?(?:methods|approaches|models|techniques"
+    r"|algorithms|solutions|systems)\b"
+    r"|^(?:[A-Z][\w\-]*)(?:\s+[\w\-]+){0,3}\s+(?:methods|approaches|models|techniques"
+    r"|algorithms|systems|frameworks)\s+(?:often\s+|typically\s+|usually\s+|still\s+)?"
+    r"(?:suffer|fail|struggle|lack|remain|rely|cannot|do not|are (?:limited|prone|unable))\b"
     r"|\bet al\.?|\([A-Z][A-Za-z\-']+(?: et al\.?| and [A-Z][A-Za-z\-']+)?,? \d{4}[a-z]?\)"
     r"|\[\d+(?:\s*[,\u2013-]\s*\d+)*\]"
     r"|\b(?:prior|previous|existing|related) (?:work|art|literature|research)\b"
@@ -56,6 +59,47 @@ KEY_IDEA = re.compile(
     r"|\bthe idea (?:is|behind)\b|\bbuilds? on the (?:observation|idea|insight)\b", _F)
 
 
+# A report of what was found or measured: such a sentence states an outcome (whose ever it
+# is), not what prior work leaves open.
+_REPORTING = re.compile(
+    r"\b(?:show\w*|shown|find\w*|found|reveal\w*|demonstrat\w*|observ\w*|indicat\w*"
+    r"|suggest\w*|confirm\w*|report\w*|experiment\w*|evaluat\w*|measured|measuring"
+    r"|measurements?|results?|analys[ie]s"
+    r"|outperform\w*|achiev\w*|improv\w*)\b", _F)
+# Past tense of an outcome ("failed", "did not", "were unable"): how a paper reports what
+# happened in its own study; prior work's limitation is stated in the present.
+_PAST = re.compile(r"\b(?:was|were|did|had|failed|struggled|suffered|lacked|remained"
+                   r"|performed|yielded|led)\b", _F)
+
+
+def prior_limitation(text: str) -> bool:
+    """Whether a sentence is worded as a limitation of the state of the art (a gap: "existing
+    methods cannot X", "however, this approach fails to capture Y") and not as an outcome of
+    the paper: a limitation word, in the present tense, with no own-work reference and no
+    report of what was found or measured. Where it stands (before the paper's method, in an
+    opening or related-work section) is the reader's to check."""
+    return bool(LIMIT.search(text)) and not OWN_WORK.search(text) \
+        and not _REPORTING.search(text) and not _PAST.search(text)
+
+
+# The paper introducing its own method ("To address this, we propose X, a framework that
+# ..."): what it builds, not what it found.
+_METHOD_STATEMENT = re.compile(
+    r"^\W*(?:(?:(?:to (?:address|tackle|overcome|solve|bridge|fill|handle|mitigate|close"
+    r"|remedy|resolve)|building (?:on|upon)|motivated by|inspired by|based on|leveraging)"
+    r"\b[^,]{0,80}|to (?:this|that) end|to do so|in this (?:paper|work|article|study)|here"
+    r"|instead|specifically|therefore|thus|hence|accordingly),\s+)?"
+    r"we (?:propose|introduce|present|design|develop|build|construct|devise)\s+"
+    r"(?:a |an |the )?", _F)
+
+
+def method_statement(text: str) -> bool:
+    """Whether a sentence introduces the paper's own method ("we propose X, a framework
+    for ..."), with no report of what was found or measured and nothing in the past tense."""
+    return bool(_METHOD_STATEMENT.search(text)) and not _REPORTING.search(text) \
+        and not _PAST.search(text)
+
+
 class Candidate(Protocol):
     """A sentence of the paper as the extractive reader classified it."""
 
@@ -64,6 +108,7 @@ class Candidate(Protocol):
     heading: str
     paragraph: int
     safe: bool
+    gap_safe: bool  # may be copied whole as what prior work leaves open
 
 
 @dataclass(frozen=True)
@@ -114,12 +159,14 @@ def _main_clause(text: str) -> str | None:
     return rest if rest and len(rest.split()) >= 4 and LIMIT.search(rest) else None
 
 
-def _usable(s: Candidate, text: str | None, clean: Callable[[str], bool]) -> str | None:
-    """``text`` (the sentence or a verbatim part of it) when it may be copied."""
+def _usable(s: Candidate, text: str | None, clean: Callable[[str], bool],
+            gap: bool = False) -> str | None:
+    """``text`` (the sentence or a verbatim part of it) when it may be copied; ``gap``: as
+    what prior work leaves open."""
     if not text:
         return None
     if text == s.text:
-        return text if s.safe else None
+        return text if s.safe or (gap and getattr(s, "gap_safe", False)) else None
     return text if clean(text) else None
 
 
@@ -153,7 +200,8 @@ def contrasts(sentences: Sequence[Candidate], kinds: Sequence[str],
                 # before says what is done, this one what it leaves open
                 before = _usable(prev, prev.text, clean) or _usable(prev, _lead_clause(
                     prev.text), clean)
-                gap = _usable(s, s.text, clean) or _usable(s, _lead_clause(s.text), clean)
+                gap = _usable(s, s.text, clean, gap=True) or _usable(s, _lead_clause(s.text),
+                                                                     clean)
                 found = (before, gap) if before and gap else None
             if found is None or not allowed(found[1]):
                 continue
@@ -170,7 +218,8 @@ def _pair(s: Candidate, what: str, nxt: Candidate | None, used: set[str],
     if nxt is not None and nxt.paragraph == s.paragraph and nxt.text not in used \
             and not OWN_WORK.search(nxt.text) \
             and (OPENS_TURN.search(nxt.text) or LIMIT.search(nxt.text)):
-        gap = (_usable(nxt, nxt.text, clean) or _usable(nxt, _lead_clause(nxt.text), clean)
+        gap = (_usable(nxt, nxt.text, clean, gap=True)
+               or _usable(nxt, _lead_clause(nxt.text), clean)
                or _usable(nxt, _turn_clause(nxt.text), clean)
                or _usable(nxt, _main_clause(nxt.text), clean))
     if gap is None:

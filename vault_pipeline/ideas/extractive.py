@@ -32,7 +32,7 @@ from vault_pipeline.llm.inputs import PaperInput
 from vault_pipeline.llm.sections import of_kind, split_sections
 from vault_pipeline.records.masked import THESIS_MAX_WORDS, MaskedRecord
 
-VERSION = "extractive/3"
+VERSION = "extractive/4"
 _MIN_CHARS, _MAX_CHARS = 20, 600
 # Sections whose sentences report what the paper found: never copied, whatever their wording.
 OUTCOME_SECTIONS = frozenset({"experiments", "discussion"})
@@ -48,6 +48,15 @@ _NOT_ROLE_READ = frozenset({"related", "limitations", "title"})
 # Where a paper states its problem before its method: a problem field reads only what these
 # say before the method is introduced (what fails in prior work or the setting).
 _OPENING = frozenset({"abstract", "introduction", "other"})
+# Where what prior work leaves open is stated. A statement there about prior work's
+# limitation (:func:`contrast.prior_limitation`) that stands before the paper's method is
+# not this paper's outcome: it may be copied as a research gap when the rules find nothing
+# in it and the judge passes it at the gate's own threshold (the gate reads it again). The
+# sentence-role model, trained on abstracts, reads the last sentence of a short opening
+# paragraph as a conclusion: in an introduction or related-work section, and in an abstract
+# when the paper's own method is introduced after it, that reading does not hold it back.
+_GAP_SECTIONS = frozenset({"abstract", "introduction", "related", "other"})
+_GAP_OUTCOME_READ = frozenset({"introduction", "related"})
 _BARE_NUMBER = re.compile(r"(?<![\w.\-])[-+]?\d+(?:[.,]\d+)*\s*%?(?![\w\-])")
 _HYPER_PAIR = re.compile(
     rf"\b(?P<name>{PARAM_WORDS})\b(?:\s+(?:of|is|was|=|to|at|as|set to|fixed to|:))?\s*"
@@ -67,6 +76,8 @@ class Sentence:
     leaky: bool  # the leak checker found a result in it
     outcome: bool = False  # in a result / conclusion block, or a results section
     before_method: bool = True  # stands before its block introduces the paper's method
+    # may be copied as what prior work leaves open (:func:`contrast.prior_limitation`)
+    gap_safe: bool = False
 
 
 class _Doc:
@@ -93,18 +104,24 @@ class _Doc:
             blocks.append((start, len(found)))
         self.judge = classifier.load()
         judge = self.judge
-        judged = (judge.flags([s for s, *_ in found], strict=True) if judge
-                  else [False] * len(found))
-        outcome, before = _structure([s for s, *_ in found], [k for _, k, *_ in found], blocks)
-        for i, ((sentence, kind, heading, para), flagged) in enumerate(
-                zip(found, judged, strict=True)):
-            leaky = flagged or bool(check_sentence(sentence))
+        texts = [s for s, *_ in found]
+        scores = judge.scores(texts) if judge and texts else [0.0] * len(texts)
+        outcome, before, method_after = _structure(texts, [k for _, k, *_ in found], blocks)
+        for i, ((sentence, kind, heading, para), score) in enumerate(
+                zip(found, scores, strict=True)):
+            rules = bool(check_sentence(sentence))
+            leaky = bool(judge and score >= judge.strict_threshold) or rules
             self.masked += leaky or outcome[i]
-            safe = (not leaky and not outcome[i] and not residual_number(sentence)
-                    and not looks_like_instruction(sentence)
-                    and _MIN_CHARS <= len(sentence) <= _MAX_CHARS)
+            plain = (not residual_number(sentence) and not looks_like_instruction(sentence)
+                     and _MIN_CHARS <= len(sentence) <= _MAX_CHARS)
+            safe = not leaky and not outcome[i] and plain
+            gap_safe = safe or (
+                plain and not rules and kind in _GAP_SECTIONS and before[i]
+                and not (judge and score >= judge.threshold)
+                and (not outcome[i] or kind in _GAP_OUTCOME_READ or method_after[i])
+                and contrast.prior_limitation(sentence))
             self.sentences.append(Sentence(sentence, kind, heading, para, safe, leaky,
-                                           outcome[i], before[i]))
+                                           outcome[i], before[i], gap_safe))
 
     def clean(self, text: str) -> bool:
         """Whether a text made from the paper's sentences (cut, reworded) is still free of
@@ -139,13 +156,15 @@ class _Doc:
 
 
 def _structure(texts: list[str], kinds: list[str], blocks: list[tuple[int, int]]
-               ) -> tuple[list[bool], list[bool]]:
+               ) -> tuple[list[bool], list[bool], list[bool]]:
     """Per sentence: whether it is an outcome by where it stands (a results, experiments,
     discussion or conclusion section, or the result / conclusion block of the abstract or
-    another section, by the sentence-role model), and whether it stands before its block
-    first introduces the paper's own method (a contribution or solution statement)."""
+    another section, by the sentence-role model), whether it stands before its block
+    first introduces the paper's own method (a contribution or solution statement), and
+    whether such a statement follows it in its block."""
     outcome = [False] * len(texts)
     before = [True] * len(texts)
+    method_after = [False] * len(texts)
     for start, end in blocks:
         if start == end:
             continue
@@ -153,13 +172,14 @@ def _structure(texts: list[str], kinds: list[str], blocks: list[tuple[int, int]]
             outcome[start:end] = [True] * (end - start)
             continue
         if kinds[start] not in _NOT_ROLE_READ:
-            outcome[start:end] = roles.outcome_block(texts[start:end])
+            outcome[start:end] = roles.outcome_block(texts[start:end], contrast.method_statement)
         if kinds[start] not in _OPENING:
             continue
         method_at = next((i for i in range(start, end) if cues.CONTRIBUTION.search(texts[i])
                           or _OWN_WORK.search(texts[i]) or method_leaks(texts[i])), end)
         before[method_at:end] = [False] * (end - method_at)
-    return outcome, before
+        method_after[start:method_at] = [method_at < end] * (method_at - start)
+    return outcome, before, method_after
 
 
 def _first(values: list[str]) -> str | None:

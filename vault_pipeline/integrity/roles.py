@@ -23,7 +23,7 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,10 +124,18 @@ class RoleModel:
         p = self.probabilities([block])
         return p[:, ROLES.index("result")] + p[:, ROLES.index("conclusion")]
 
-    def outcome_block(self, block: Sequence[str]) -> list[bool]:
+    def outcome_block(self, block: Sequence[str],
+                      method: Callable[[str], bool] | None = None) -> list[bool]:
         """Which sentences of one block (an abstract, a section) are in its result or
-        conclusion block: never copied into a record."""
-        return _blocked(self.outcome_scores(block), self.threshold, self.block_threshold)
+        conclusion block: never copied into a record. ``method``: sentences that introduce
+        the paper's method; one of them held only by standing after an outcome (its own
+        score below the threshold) is not in the block."""
+        scores = self.outcome_scores(block)
+        blocked = _blocked(scores, self.threshold, self.block_threshold)
+        if method is None:
+            return blocked
+        return [hit and (bool(score >= self.threshold) or not method(text))
+                for hit, score, text in zip(blocked, scores, block, strict=True)]
 
     def roles(self, block: Sequence[str]) -> list[str]:
         """The most probable role of each sentence of one block."""
@@ -153,10 +161,11 @@ def load(path: Path = WEIGHTS) -> RoleModel | None:
                      json.loads(str(data["meta"])))
 
 
-def outcome_block(block: Sequence[str]) -> list[bool]:
+def outcome_block(block: Sequence[str],
+                  method: Callable[[str], bool] | None = None) -> list[bool]:
     """:meth:`RoleModel.outcome_block` with the shipped model (nothing flagged without it)."""
     model = load()
-    return model.outcome_block(block) if model is not None else [False] * len(block)
+    return model.outcome_block(block, method) if model is not None else [False] * len(block)
 
 
 # -- training -------------------------------------------------------------------------------
