@@ -3,8 +3,9 @@
 `vault_pipeline/executors/ray_job.py`. The asset step only submits the job, forwards its
 log and turns the figures the job reports into the same metadata a local run gives."""
 
+import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import dagster as dg
 
@@ -18,11 +19,29 @@ from vault_pipeline.store.paths import VaultPaths
 JOB_ID = "Ray Job ID"  # the metadata entry dagster-ray adds to every result
 
 Render = Callable[[Output, Mapping[str, object]], dict[str, object]]
+T = TypeVar("T")
 
 
 def launched_as_ray_job(stage: Stage, paths: VaultPaths) -> bool:
     return (stage.name in RAY_JOB_STAGES
             and ExecutorSettings.resolve(home=paths.home).launch == RAY_JOB)
+
+
+AGENT_WAIT_S = 60.0  # a cluster just started answers before its job agent is up
+
+
+def _submitted(submit: Callable[[], T], wait_s: float = AGENT_WAIT_S) -> T:
+    """``submit()``, asked again while the job server says it has no agent yet (it answers
+    HTTP 500 "No available agent to submit job, please try again later" until the agent
+    of a freshly started node registers); any other error is raised at once."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return submit()
+        except RuntimeError as exc:
+            if "try again later" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(1.0)
 
 
 def run_as_ray_job(context: dg.AssetExecutionContext, stage: Stage, paths: VaultPaths,
@@ -37,8 +56,9 @@ def run_as_ray_job(context: dg.AssetExecutionContext, stage: Stage, paths: Vault
         raise VaultError(f"[compute] launch = \"ray_job\" needs dagster-ray: {INSTALL}") from None
     settings = ExecutorSettings.resolve(home=paths.home)
     client = PipesRayJobClient(address=settings.job_address, poll_interval=0.5)
-    invocation = client.run(context=context, submit_job_params={"entrypoint": ENTRYPOINT},
-                            extras=job_extras(stage, paths.root, run_config))
+    invocation = _submitted(lambda: client.run(
+        context=context, submit_job_params={"entrypoint": ENTRYPOINT},
+        extras=job_extras(stage, paths.root, run_config)))
     results = {r.asset_key.to_user_string(): r
                for r in invocation.get_results(implicit_materializations=False)
                if isinstance(r, dg.MaterializeResult) and r.asset_key is not None}

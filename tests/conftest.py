@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,45 @@ def sample_vault(vault_paths: VaultPaths) -> VaultPaths:
     built = runner.invoke(app, ["materialize", "--select", "papers", "-q"])
     assert built.exit_code == 0, built.output
     return vault_paths
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """One test file per worker (its module fixtures built once), except where a test names
+    its own group: the tests that read the one `vault demo` of a worker share ``demo``."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    """The vault `vault demo` built, with what the command printed and its exit code."""
+
+    paths: VaultPaths
+    output: str
+    exit_code: int
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> DemoRun:
+    """`vault demo` on the bundled sample, once per worker: the end-to-end run is the
+    suite's slowest step, and the tests of the ``demo`` group only read what it built."""
+    from typer.testing import CliRunner
+
+    from vault_pipeline.cli.app import app
+
+    paths = VaultPaths(tmp_path_factory.mktemp("demo") / "vault").ensure()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("VAULT_HOME", str(paths.home))
+        patch.setenv("DAGSTER_HOME", str(paths.dagster_home))
+        result = CliRunner().invoke(app, ["demo"], catch_exceptions=False)
+    return DemoRun(paths, result.output, result.exit_code)
+
+
+@pytest.fixture
+def demo_vault(demo_run: DemoRun, monkeypatch: pytest.MonkeyPatch) -> DemoRun:
+    """The demo's vault as the current one (VAULT_HOME and DAGSTER_HOME point into it)."""
+    monkeypatch.setenv("VAULT_HOME", str(demo_run.paths.home))
+    monkeypatch.setenv("DAGSTER_HOME", str(demo_run.paths.dagster_home))
+    return demo_run

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.conftest import DATA
+from tests.conftest import DATA, DemoRun
 from vault_pipeline.cli.app import app
 from vault_pipeline.store.paths import VaultPaths
 
@@ -20,8 +20,9 @@ def vault(*args: str):
     return runner.invoke(app, list(args), catch_exceptions=False)
 
 
-def test_demo_materializes_the_graph_and_records_it(vault_paths: VaultPaths) -> None:
-    result = vault("demo")
+@pytest.mark.xdist_group("demo")
+def test_demo_materializes_the_graph_and_records_it(demo_vault: DemoRun) -> None:
+    result, vault_paths = demo_vault, demo_vault.paths
     assert result.exit_code == 0, result.output
     assert "materialized papers" in result.output
     assert "check FAIL" not in result.output

@@ -11,8 +11,10 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 import pyarrow as pa
+import pytest
 from typer.testing import CliRunner
 
+from tests.conftest import DemoRun
 from vault_pipeline.cli.app import app
 from vault_pipeline.datasets.evaluation import add_evaluation_sets
 from vault_pipeline.datasets.manifest import FORMAT, verify_export, write_manifest
@@ -35,8 +37,9 @@ def sql(query: str) -> list[dict]:
     return json.loads(result.output)
 
 
-def test_demo_builds_every_set_and_exports_it(vault_paths: VaultPaths) -> None:
-    result = runner.invoke(app, ["demo"], catch_exceptions=False)
+@pytest.mark.xdist_group("demo")
+def test_demo_builds_every_set_and_exports_it(demo_vault: DemoRun) -> None:
+    result, vault_paths = demo_vault, demo_vault.paths
     assert result.exit_code == 0, result.output
     assert "check FAIL" not in result.output
     for check in ("eval_ideas_without_results", "eval_pairs_valid", "eval_groups_valid",
