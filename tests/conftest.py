@@ -48,7 +48,9 @@ def sample_vault(vault_paths: VaultPaths) -> VaultPaths:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """One test file per worker (its module fixtures built once), except where a test names
-    its own group: the tests that read the one `vault demo` of a worker share ``demo``."""
+    its own group: the tests that read the one `vault demo` of a worker share ``demo``, and
+    the files that start a Ray cluster share ``ray`` (two clusters at once on a small runner
+    contend for its cores and ports)."""
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

@@ -29,6 +29,8 @@ from vault_pipeline.raw.zone import RawZone
 from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
 from vault_pipeline.store.paths import VaultPaths
 
+pytestmark = pytest.mark.xdist_group("ray")  # one Ray cluster at a time (tests/conftest.py)
+
 ROOT = Path(__file__).parents[2]
 
 

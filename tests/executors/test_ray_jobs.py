@@ -26,6 +26,8 @@ from vault_pipeline.pipeline.stage import Chart, Counts, Markdown, Rows
 from vault_pipeline.schemas import DOCUMENT_ATTEMPTS, DOCUMENTS
 from vault_pipeline.store.paths import VaultPaths
 
+pytestmark = pytest.mark.xdist_group("ray")  # one Ray cluster at a time (tests/conftest.py)
+
 VOLATILE = ("converted_at", "attempted_at", "duration_ms")
 
 
@@ -85,17 +87,21 @@ def _port() -> int:
         return s.getsockname()[1]
 
 
-def _wait(head: subprocess.Popen, address: str) -> str:
+def _wait(head: subprocess.Popen, address: str, log: Path) -> str:
+    """The job server's address once it answers; a head that exits or stays silent for
+    three minutes (a loaded two-core runner starts one in 10-60 s) fails with its log."""
     from ray.job_submission import JobSubmissionClient
 
-    deadline = time.monotonic() + 45
+    deadline = time.monotonic() + 180
     while True:
         try:
             JobSubmissionClient(address).list_jobs()
             return address
         except (OSError, RuntimeError):  # not listening yet
             if head.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the Ray head did not start") from None
+                tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+                raise RuntimeError(f"the Ray head did not start (exit {head.poll()}):\n"
+                                   f"{tail}") from None
             time.sleep(0.5)
 
 
@@ -111,14 +117,19 @@ def job_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[]
            "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
     env.pop("RAY_ADDRESS", None)
     temp = tmp_path_factory.mktemp("ray")
+    log = temp / "head.log"
     head = subprocess.Popen(
         [sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block",
          "--node-ip-address=127.0.0.1",
          f"--port={port}", "--dashboard-host=127.0.0.1", f"--dashboard-port={dashboard}",
-         "--num-cpus=2", "--include-dashboard=true", f"--temp-dir={temp}"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+         "--num-cpus=2", "--include-dashboard=true", f"--temp-dir={temp}",
+         # free ports for the agents too: their fixed defaults collide with another Ray
+         *(f"--{name}-port={_port()}" for name in (
+             "ray-client-server", "dashboard-agent-listen", "dashboard-agent-grpc",
+             "metrics-export", "runtime-env-agent"))],
+        env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        yield functools.partial(_wait, head, f"http://127.0.0.1:{dashboard}")
+        yield functools.partial(_wait, head, f"http://127.0.0.1:{dashboard}", log)
     finally:
         head.terminate()  # `ray start --block` stops what it started...
         try:
