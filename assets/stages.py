@@ -25,6 +25,7 @@ from vault_pipeline.freshness import fingerprints
 from vault_pipeline.freshness.code_version import code_version
 from vault_pipeline.pipeline.progress import for_stage
 from vault_pipeline.pipeline.stage import (
+    DECLARED,
     Artifact,
     Chart,
     Counts,
@@ -76,10 +77,8 @@ def _spec(output: Output, stage: Stage, kinds: frozenset[str]) -> dg.AssetSpec:
 def _record(paths: VaultPaths, stage: Stage, run_config: Mapping[str, Any]) -> None:
     """What the stage's outputs were built from, recorded as the CLI records it, whichever
     face launched the run."""
-    nodes = {o.name: fingerprints.Node(stage.name, tuple(stage.inputs), stage.group,
-                                   stage.sections)
-             for o in stage.outputs}
-    fingerprints.record_step(paths, nodes, dict(run_config or {}))
+    fingerprints.record_step(paths, fingerprints.graph_of(DECLARED.values()),
+                             [o.name for o in stage.outputs], dict(run_config or {}))
 
 
 def _path(paths: Any, output: Output) -> dg.MetadataValue:

@@ -39,8 +39,11 @@ def test_a_run_outside_the_cli_leaves_nothing_stale_for_it(vault_paths: VaultPat
         launched = dg.materialize([*defs.assets], instance=instance,  # as the UI launches it
                                   resources=defs.resources, selection=selection)
     assert launched.success
-    recorded = fingerprints.load(vault_paths).built
-    assert {"raw_files", "papers", "papers_rejected"} <= set(recorded)
+    state = fingerprints.load(vault_paths)
+    assert {"raw_files", "papers", "papers_rejected"} <= set(state.built)
+    assert {"views", "splits", "index"} <= set(state.graph)  # the whole graph, not the step's
+    due = fingerprints.stale(vault_paths, state, state.graph, None)
+    assert {"views", "splits", "index"} <= due and "papers" not in due  # never built: due
     again = runner.invoke(app, ["materialize", "--select", "papers", "-q"])
     assert again.exit_code == 0, again.output
     assert "nothing to do" in again.output, again.output

@@ -43,7 +43,8 @@ def _nothing_to_do(paths: VaultPaths, count: int) -> bool:
 
 
 def _graph_nodes(defs) -> dict[str, fingerprints.Node]:
-    """The asset graph as the fingerprint check keeps it (no Dagster needed to read it)."""
+    """The asset graph as the fingerprint check keeps it (no Dagster needed to read it): a
+    declared stage's outputs as the stage declares them, any other asset as Dagster has it."""
     graph = defs.resolve_asset_graph()
     op_of = {k.to_user_string(): a.node_def.name for a in defs.assets for k in a.keys}
     from vault_pipeline.pipeline.stage import DECLARED
@@ -53,8 +54,8 @@ def _graph_nodes(defs) -> dict[str, fingerprints.Node]:
         name, node = key.to_user_string(), graph.get(key)
         op = op_of.get(name, name)
         stage = DECLARED.get(op)
-        nodes[name] = fingerprints.Node(op, tuple(p.to_user_string() for p in node.parent_keys),
-                                        node.group_name, stage and stage.sections)
+        nodes[name] = fingerprints.Node.of(stage) if stage else fingerprints.Node(
+            op, tuple(sorted(p.to_user_string() for p in node.parent_keys)), node.group_name)
     return nodes
 
 

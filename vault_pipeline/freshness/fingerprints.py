@@ -27,6 +27,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import fsspec
 from filelock import FileLock
@@ -36,6 +37,9 @@ from fsspec.implementations.local import LocalFileSystem
 from vault_pipeline.freshness.code_version import code_version
 from vault_pipeline.pipeline.settings import file_layers
 from vault_pipeline.store.paths import VaultPaths
+
+if TYPE_CHECKING:
+    from vault_pipeline.pipeline.stage import Stage
 
 STATE_FILE = "fingerprints.json"
 MAX_AGE_S = 24 * 3600
@@ -59,6 +63,12 @@ class Node:
     deps: tuple[str, ...]
     group: str | None
     sections: tuple[str, ...] | None = None
+
+    @classmethod
+    def of(cls, stage: Stage) -> Node:
+        """The node of each output of a declared stage: the one builder, so that a run
+        launched from the UI records the graph a `vault materialize` records."""
+        return cls(stage.name, tuple(sorted(stage.inputs)), stage.group, stage.sections)
 
 
 @dataclass
@@ -303,17 +313,21 @@ def record(paths: VaultPaths, graph: dict[str, Node], materialized: Iterable[str
         save(paths, state)
 
 
-def record_step(paths: VaultPaths, nodes: dict[str, Node], run_config: dict | None) -> None:
+def graph_of(stages: Iterable[Stage]) -> dict[str, Node]:
+    """The asset graph of declared stages: a node per output."""
+    return {output.name: Node.of(stage) for stage in stages for output in stage.outputs}
+
+
+def record_step(paths: VaultPaths, graph: dict[str, Node], built: Iterable[str],
+                run_config: dict | None) -> None:
     """After one stage's step, in whatever run it ran (the UI, a schedule, the CLI): remember
-    what its assets were built from, so that the CLI does not take a UI run's outputs for
-    changes and rebuild everything downstream of them."""
+    the asset graph and what the step's assets were built from, so that the CLI does not
+    take a UI run's outputs for changes and rebuild everything downstream of them (and,
+    after a first run that was stopped, still builds every asset the run never reached)."""
     with _locked(paths):
         state = load(paths)
-        known = state.graph
-        state.graph = {**known, **nodes}
-        _remember(paths, state, nodes, run_config)
-        if not known:  # a first run's steps know only themselves: a graph of them alone
-            state.graph = {}  # would let the next refresh skip every asset never built
+        state.graph = {**state.graph, **graph}
+        _remember(paths, state, built, run_config)
         save(paths, state)
 
 
