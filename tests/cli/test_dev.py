@@ -46,7 +46,7 @@ def test_sigterm_stops_the_webserver_daemon_and_code_server(vault_paths, tmp_pat
         started = psutil.Process(process.pid).children(recursive=True)
         assert len(started) >= 2  # the webserver and the daemon at least
         process.send_signal(signal.SIGTERM)
-        process.wait(timeout=90)
+        process.wait(timeout=180)  # dagster dev waits up to 60 s for each of its two services
         _gone, alive = psutil.wait_procs(started, timeout=30)
         assert alive == [], [p.cmdline()[:4] for p in alive]
     finally:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -106,7 +108,7 @@ def _wait(head: subprocess.Popen, address: str, log: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def job_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], str]]:
+def job_server() -> Iterator[Callable[[], str]]:
     """A one-node Ray cluster with its job server (its address, once it answers), stopped by
     ending the process that started it (``--block``), so that no other Ray on the machine
     is touched; token authentication off, as on a cluster reached only from inside its
@@ -116,7 +118,9 @@ def job_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[]
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
            "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
     env.pop("RAY_ADDRESS", None)
-    temp = tmp_path_factory.mktemp("ray")
+    # a short folder: Ray's socket paths under it must stay within AF_UNIX's 107 bytes, and
+    # a pytest folder under an xdist worker's is longer than that leaves room for
+    temp = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
     log = temp / "head.log"
     head = subprocess.Popen(
         [sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block",
@@ -137,6 +141,7 @@ def job_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[]
         except subprocess.TimeoutExpired:  # ...or its process group is killed
             os.killpg(head.pid, signal.SIGKILL)
             head.wait()
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def _vault(home: Path, compute: str) -> VaultPaths:
