@@ -63,11 +63,16 @@ _OUTCOME_WORD = re.compile(
     r"|accura|error|score|speed|halv|doubl|margin|prefer|robust|stabl|effective)")
 
 
-def shingles(sentence: str) -> set[tuple[str, ...]]:
-    """Runs of content words of a sentence that carry an outcome word."""
+def outcome_runs(sentence: str) -> list[tuple[str, ...]]:
+    """Runs of content words of a sentence that carry an outcome word, in reading order."""
     words = [w for w in _WORD.findall(sentence.lower()) if w not in _STOP]
     runs = (tuple(words[i:i + SHINGLE]) for i in range(len(words) - SHINGLE + 1))
-    return {r for r in runs if any(_OUTCOME_WORD.match(w) for w in r)}
+    return [r for r in runs if any(_OUTCOME_WORD.match(w) for w in r)]
+
+
+def shingles(sentence: str) -> set[tuple[str, ...]]:
+    """The set of a sentence's :func:`outcome_runs`."""
+    return set(outcome_runs(sentence))
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,8 @@ class ResultsContext:
         same = sorted(figures(sentence) & self.figures)
         if same:
             found.append(Finding("source_figure", ", ".join(same), sentence, "source"))
-        phrase = next(iter(shingles(sentence) & self.phrases), None)
+        # the first repeated run in reading order: the finding is the same on every run
+        phrase = next((r for r in outcome_runs(sentence) if r in self.phrases), None)
         if phrase:
             found.append(Finding("source_phrase", " ".join(phrase), sentence, "source"))
         return found
