@@ -40,7 +40,6 @@ all_assets += evalruns_assets
 all_checks += integrity_checks
 
 
-
 def harvest_assets(paths: VaultPaths) -> list[dg.AssetsDefinition]:
     """The partitioned harvests, whose partitions come from the vault's harvest config."""
     return [arxiv_oai_harvest_asset(paths), openreview_harvest_asset(paths)]

@@ -51,7 +51,6 @@ def test_a_field_without_description_is_caught(vault_paths) -> None:
     assert _undescribed(dg.Definitions(assets=[bare])) == ["bare: limit"]
 
 
-
 def test_generated_fields_carry_the_setting_docstring() -> None:
     from assets.stages import config_class
     from vault_pipeline.documents.settings import DocumentsSettings

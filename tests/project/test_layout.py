@@ -125,7 +125,6 @@ def test_faces_are_never_imported_back() -> None:
             assert not any(face(t) for t in imported), module
 
 
-
 def test_every_stage_is_declared_in_a_stage_module() -> None:
     for module, path in _modules().items():
         if module.startswith("vault_pipeline") and path.name != "stage.py":

@@ -493,7 +493,6 @@ def test_a_crash_mid_write_leaves_the_previous_table(s3_vault: VaultPaths,
         checksums.SUFFIX)] == ["vault/tables/papers.parquet"]
 
 
-
 def _local_files(folder: Path) -> list[Path]:
     """Files under a local folder, hidden ones (sidecar caches aside) left out."""
     return [p for p in folder.rglob("*") if p.is_file() and not p.name.endswith(".meta.json")

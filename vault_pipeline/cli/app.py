@@ -86,8 +86,6 @@ def _vault(home: str | Path | None) -> VaultPaths:
         raise _fail(str(exc)) from None
 
 
-
-
 def _import(paths: VaultPaths, sources: list[Path]) -> int:
     missing = [str(s) for s in sources if not s.exists()]
     if missing:
@@ -125,42 +123,6 @@ def import_(
         raise _fail(str(exc)) from None
     if strict and rejected:
         raise typer.Exit(3)
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 @app.command()
@@ -205,12 +167,6 @@ def materialize(
         raise _fail("the run failed or a check did not pass (see above)")
 
 
-
-
-
-
-
-
 @app.command()
 def sql(
     statement: Annotated[str, typer.Argument(help='A DuckDB query, e.g. "SELECT count(*) '
@@ -237,12 +193,6 @@ def sql(
         raise _fail(str(exc)) from None
     except OSError as exc:
         raise _fail(f"cannot write {output}: {exc.strerror or exc}") from None
-
-
-
-
-
-
 
 
 @app.command()

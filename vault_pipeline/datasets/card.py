@@ -156,7 +156,6 @@ def _leakage_note(manifest: dict[str, Any]) -> str:
             f"from the training examples.")
 
 
-
 def data_card(manifest: dict[str, Any], facts: CardFacts,
               integrity: dict[str, Any] | None = None) -> str:
     """The card of an export: every count from ``facts`` (its files), the rest (cutoff,

@@ -95,14 +95,6 @@ def read_inputs(paths: VaultPaths, cutoff: date, only: Sequence[str] | None = No
     return load_inputs(papers, documents, versions, withheld)
 
 
-
-
-
-
-
-
-
-
 def _isolated(pool: IsolatedPool, batch: list[Request], backend: Backend, prompt: Prompt,
               max_retries: int, prompt_version: str, tally: Tally) -> BatchRows:
     """One batch, each paper in its own bounded worker; a worker's failure is the paper's
@@ -200,8 +192,6 @@ def run_masked_records(paths: VaultPaths, settings: IdeasSettings, context: RunC
     executor = make_executor(context.uses("compute"))
     return build_masked_records(paths, settings, log=context.log, executor=executor,
                                 progress=context.progress, cutoff=context.uses("splits").cutoff)
-
-
 
 
 @dataclass

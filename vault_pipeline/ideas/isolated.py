@@ -51,8 +51,6 @@ class Tally:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
-
-
 WORKER = "worker "  # how the reason of a paper whose worker failed begins
 
 

@@ -206,5 +206,3 @@ def choose_threshold(scores: np.ndarray, labels: Sequence[bool], min_kept: float
     return float(clean[min(len(clean) - 1, int(np.ceil(min_kept * len(clean))) - 1)]) + 1e-9
 
 
-
-

@@ -29,7 +29,6 @@ version number); `revised`: a later version was created on or after the cutoff; 
 null for the others, whose latest title and abstract in `papers` are the held version's."""
 
 
-
 def _chosen(cutoff: date) -> tuple[pl.Expr, pl.Expr]:
     """(version, created) of the last listed version created before the cutoff."""
     before = pl.col("versions").list.eval(
