@@ -30,13 +30,20 @@ def _answers(url: str) -> bool:
         return False
 
 
+def _as_a_background_job() -> None:
+    """Start as a shell's background job does: with SIGINT ignored (which Dagster's SIGTERM
+    handling would inherit, were it not reset)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def test_sigterm_stops_the_webserver_daemon_and_code_server(vault_paths, tmp_path) -> None:
     vault = Path(sys.executable).with_name("vault")
     command = [str(vault)] if vault.exists() else [shutil.which("vault") or "vault"]
     port = _free_port()
     process = subprocess.Popen([*command, "dev", "--home", str(vault_paths.home),
                                 "-p", str(port)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
+                               stderr=subprocess.DEVNULL, start_new_session=True,
+                               preexec_fn=_as_a_background_job)
     try:
         deadline = time.monotonic() + 240
         while not _answers(f"http://127.0.0.1:{port}/server_info"):

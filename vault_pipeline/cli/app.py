@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from importlib import resources
 from pathlib import Path
@@ -557,6 +558,10 @@ def dev(ctx: typer.Context, home: HomeOption = None) -> None:
                *ctx.args]
     sys.stdout.flush()
     sys.stderr.flush()
+    # Dagster maps SIGTERM to whatever SIGINT does; a shell's background job starts with
+    # SIGINT ignored, and an ignored signal stays ignored across exec: SIGTERM would then be
+    # ignored too, and the services never stopped
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.execve(sys.executable, command, env)
 
 
