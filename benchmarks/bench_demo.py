@@ -22,20 +22,13 @@ import time
 from pathlib import Path
 
 GOAL_S = 180.0
-# The demo run in a child process; with "nomemo", the judge's memo is turned off first.
+# The demo run in a child process; with "nomemo", the judge keeps no memo (MEMO_SIZE 0).
 CHILD = """
 import sys
 if sys.argv[1] == "nomemo":
-    import numpy as np
     from vault_pipeline.integrity import finetuned
 
-    def logits(self, sentences):
-        if not sentences:
-            return np.zeros(0)
-        vectors = self._embedder.embed(list(sentences)).astype(np.float64)
-        return vectors @ self.head.weight.astype(np.float64) + self.head.bias
-
-    finetuned.FineTunedScorer.logits = logits
+    finetuned.MEMO_SIZE = 0
 from vault_pipeline.cli.app import app
 sys.argv = ["vault", "demo"]
 app()

@@ -31,24 +31,3 @@ def test_the_finding_does_not_depend_on_the_hash_seed() -> None:
                            ).stdout for seed in range(6)}
     assert seen == {" ".join(outcome_runs(SENTENCE)[0]) + "\n"}
 
-
-def test_the_scorer_embeds_each_sentence_once_and_answers_in_order() -> None:
-    from types import SimpleNamespace
-
-    import numpy as np
-
-    from vault_pipeline.integrity import finetuned
-
-    asked: list[list[str]] = []
-
-    class Embedder:
-        def embed(self, texts: list[str]) -> np.ndarray:
-            asked.append(list(texts))
-            return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
-
-    scorer = finetuned.FineTunedScorer.__new__(finetuned.FineTunedScorer)
-    scorer.head = SimpleNamespace(weight=np.array([1.0, 0.0]), bias=0.5)
-    scorer._embedder, scorer._memo = Embedder(), {}
-    assert scorer.logits(["ab", "a", "ab"]).tolist() == [2.5, 1.5, 2.5]
-    assert scorer.logits(["abc", "a"]).tolist() == [3.5, 1.5]
-    assert asked == [["ab", "a"], ["abc"]]

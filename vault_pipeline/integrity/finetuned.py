@@ -115,16 +115,19 @@ def _write_model_folder(head: Head, base_dir: Path, folder: Path) -> None:
     partial.replace(folder)
 
 
-MEMO_SIZE = 200_000  # sentences whose logit a scorer keeps (about 30 MB of text and floats)
+# Sentences whose logit a scorer keeps: about 330 bytes each with the demo's sentences
+# (string, float, dict slot), so some 17 MB; a paper has a few thousand at most. 0: each
+# call scores its own sentences only (the anchor of benchmarks/bench_demo.py).
+MEMO_SIZE = 50_000
 
 
 class FineTunedScorer:
     """Probability that a sentence states a result, by the fine-tuned embedder alone.
 
-    Each sentence's logit is kept once computed: one paper's sentences are scored by the
-    extractive reader, again by the gate's reading of the source and again in the views
-    copied from them, and the model's pass is most of the ideas stage's time (53 of 83 s on
-    the demo, in one process)."""
+    Each sentence's logit is kept once computed: the extractive reader scores a paper's
+    sentences, and the gate scores them again in the views copied from them; the model's
+    pass was most of the ideas stage's time (53 of 83 s on the demo's papers in one
+    process, under cProfile)."""
 
     def __init__(self, head: Head, cache_dir: Path | None = None) -> None:
         from vault_pipeline.embeddings.embedders import EMBEDDED_PACKAGE, _embedded_model_dir

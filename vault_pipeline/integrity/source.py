@@ -70,11 +70,6 @@ def outcome_runs(sentence: str) -> list[tuple[str, ...]]:
     return [r for r in runs if any(_OUTCOME_WORD.match(w) for w in r)]
 
 
-def shingles(sentence: str) -> set[tuple[str, ...]]:
-    """The set of a sentence's :func:`outcome_runs`."""
-    return set(outcome_runs(sentence))
-
-
 @dataclass(frozen=True)
 class ResultsContext:
     figures: frozenset[str]
@@ -135,5 +130,5 @@ def results_context(paper: PaperInput,
             continue
         nums |= figures(text)
         if "|" not in text:  # a table row has figures, not phrases
-            phrases |= shingles(text)
+            phrases.update(outcome_runs(text))
     return ResultsContext(frozenset(nums), frozenset(phrases), sum(flagged))
