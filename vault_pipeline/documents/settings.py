@@ -30,7 +30,8 @@ class DocumentsSettings(StageSettings):
     workers: int = 0  # 0: one per core
     """Conversion processes; 0: one per core."""
     memory_mb: int = DEFAULT_MEMORY_MB  # 0: no cap
-    """Memory cap of each conversion process, in MB; 0: no cap."""
+    """Address space in MB one document may add to its warmed-up conversion process; 0: no
+    cap."""
     max_chars: int = DEFAULT_MAX_CHARS
     """Characters of text kept per document (the rest is cut at a paragraph)."""
     max_pages: int = PdfLimits().max_pages

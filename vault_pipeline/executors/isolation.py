@@ -2,6 +2,12 @@
 timeout and every worker under a memory cap (``RLIMIT_AS``), so one hostile input costs one
 failed row, never the stage.
 
+The cap is a budget *above the warmed-up worker*, set after the warm-up: what a worker loads
+(ONNX Runtime, Polars, DuckDB, their thread pools and malloc arenas) reserves address space
+that depends on the libraries and on how the process was started (a console script's spawn
+children re-import the CLI first), so a fixed cap failed the model load on one machine and
+passed on another, and OpenBLAS spins forever when its buffers cannot be mapped.
+
 Pebble's process pool does the bookkeeping: a worker past its timeout is killed and
 replaced, a worker that dies (segfault, abort, the OS killer) is replaced, and the item it
 held gets a ``timeout`` or ``crashed`` outcome (built by the caller's ``failure``) while the
@@ -18,6 +24,7 @@ import resource
 import signal
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Generic, TypeVar
 
 from pebble import ProcessExpired, ProcessPool
@@ -54,20 +61,30 @@ class PoolSettings:
         return self.workers if self.workers > 0 else default_workers()
 
 
+def address_space() -> int:
+    """Bytes of address space this process holds now (0 where /proc is not there)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return pages * resource.getpagesize()
+
+
 def limit_memory(memory_mb: int | None) -> None:
-    """Cap the worker's address space: an allocation past it fails (MemoryError in Python,
-    an error in MuPDF) instead of taking the machine down."""
+    """Cap the worker's address space at what it holds now plus ``memory_mb``: an item's
+    allocation past it fails (MemoryError in Python, an error in MuPDF) instead of taking
+    the machine down."""
     if memory_mb:
-        cap = memory_mb << 20
+        cap = address_space() + (memory_mb << 20)
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
 def start_worker(memory_mb: int | None, warm_up: Callable[[], object] | None) -> None:
-    """A worker's start: its memory cap, then the caller's warm-up (imports, models, caches
-    loaded once), which no item's timeout counts."""
-    limit_memory(memory_mb)
+    """A worker's start: the caller's warm-up (imports, models, caches loaded once), which
+    no item's timeout counts, then the memory cap for the items."""
     if warm_up is not None:
         warm_up()
+    limit_memory(memory_mb)
 
 
 def describe_exit(exitcode: int | None) -> str:

@@ -78,8 +78,9 @@ class IdeasSettings(StageSettings):
     """Workers of the in-process (extractive) backend, one paper per task; 0: one per core."""
     paper_timeout_s: float = 300.0  # a paper past it is killed and quarantined
     """Seconds a paper may take in its worker before it is killed and quarantined."""
-    memory_mb: int = 2048  # address-space cap of each worker; 0: no cap
-    """Address-space cap of each worker in MB; 0: no cap."""
+    memory_mb: int = 2048  # 0: no cap
+    """Address space in MB one paper may add to its warmed-up worker (models loaded); 0: no
+    cap."""
 
     def generation_key(self) -> str:
         """What changes an LLM's answer besides model and prompt: part of the input hash."""
