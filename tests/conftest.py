@@ -69,24 +69,30 @@ class DemoRun:
     exit_code: int
 
 
-@pytest.fixture(scope="session")
-def demo_run(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> DemoRun:
-    """`vault demo` on the bundled sample, once per worker, run as the README runs it (the
-    installed console script, in a process of its own: its spawned workers re-import the CLI,
-    which an in-process run never shows). The end-to-end run is the suite's slowest step,
-    and the tests of the ``demo`` group only read what it built."""
-    paths = VaultPaths(tmp_path_factory.mktemp("demo") / "vault").ensure()
+def vault_command(*args: str, env: dict[str, str], cwd: Path, timeout_s: float = 900
+                  ) -> tuple[str, int]:
+    """The installed `vault` console script in a process of its own, as the README runs it:
+    its spawned workers re-import the CLI, which an in-process run never shows."""
     script = shutil.which("vault", path=str(Path(sys.executable).parent))
     assert script, "the vault console script is not installed beside this Python"
-    env = {**os.environ, "VAULT_HOME": str(paths.home),
-           "DAGSTER_HOME": str(paths.dagster_home)}
     try:
-        result = subprocess.run([script, "demo"], env=env, capture_output=True, text=True,
-                                timeout=900, cwd=paths.home)
+        result = subprocess.run([script, *args], env={**os.environ, **env}, cwd=cwd,
+                                capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired as exc:
         told = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else ""
-        pytest.fail(f"vault demo ran past 900 s:\n{told[-3000:]}")
-    return DemoRun(paths, result.stdout + result.stderr, result.returncode)
+        pytest.fail(f"vault {' '.join(args)} ran past {timeout_s:g} s:\n{told[-3000:]}")
+    return result.stdout + result.stderr, result.returncode
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> DemoRun:
+    """`vault demo` on the bundled sample through the console script, once per worker: the
+    end-to-end run is the suite's slowest step, and the tests of the ``demo`` group only
+    read what it built."""
+    paths = VaultPaths(tmp_path_factory.mktemp("demo") / "vault").ensure()
+    output, exit_code = vault_command("demo", cwd=paths.home, env={
+        "VAULT_HOME": str(paths.home), "DAGSTER_HOME": str(paths.dagster_home)})
+    return DemoRun(paths, output, exit_code)
 
 
 @pytest.fixture
