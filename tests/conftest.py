@@ -69,14 +69,19 @@ class DemoRun:
     exit_code: int
 
 
+def vault_script() -> str:
+    """The installed `vault` console script beside this Python."""
+    script = shutil.which("vault", path=str(Path(sys.executable).parent))
+    assert script, "the vault console script is not installed beside this Python"
+    return script
+
+
 def vault_command(*args: str, env: dict[str, str], cwd: Path, timeout_s: float = 900
                   ) -> tuple[str, int]:
     """The installed `vault` console script in a process of its own, as the README runs it:
     its spawned workers re-import the CLI, which an in-process run never shows."""
-    script = shutil.which("vault", path=str(Path(sys.executable).parent))
-    assert script, "the vault console script is not installed beside this Python"
     try:
-        result = subprocess.run([script, *args], env={**os.environ, **env}, cwd=cwd,
+        result = subprocess.run([vault_script(), *args], env={**os.environ, **env}, cwd=cwd,
                                 capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired as exc:
         told = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else ""

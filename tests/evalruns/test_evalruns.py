@@ -24,7 +24,9 @@ from vault_pipeline.schemas import EVAL_RUN_CALLS
 from vault_pipeline.store.paths import VaultPaths
 
 
-@pytest.fixture(scope="module")
+# session, not module: xdist may run another file's tests between this file's, which
+# tears a module fixture down and builds it again (read only, so sharing it is safe)
+@pytest.fixture(scope="session")
 def sets(tmp_path_factory) -> VaultPaths:
     return two_venue_sets(tmp_path_factory.mktemp("evalruns"), 160, 200, small(
         per_bin=3, anchor_size=6, groups_per_venue=4,

@@ -51,7 +51,9 @@ def card(paths: VaultPaths, set_name: str) -> tuple[dict, str]:
     return json.loads(row["metrics"]), row["card"]
 
 
-@pytest.fixture(scope="module")
+# session, not module: xdist may run another file's tests between this file's, which
+# tears a module fixture down and builds it again (read only, so sharing it is safe)
+@pytest.fixture(scope="session")
 def built(tmp_path_factory) -> VaultPaths:
     return two_venue_sets(tmp_path_factory.mktemp("evalsets"), 260, 400, small())
 
