@@ -1,6 +1,7 @@
 """Build the real-paper part of the bundled sample from the transcribed sources in
 `benchmarks/data/sample_real/`: arXiv metadata of recent ML/NLP papers as one
-metadata-snapshot file, abridged CC BY 4.0 full texts as single-file LaTeX e-prints, and a
+metadata-snapshot file, abridged CC BY 4.0 full texts as single-file LaTeX e-prints, the
+metadata of the CC BY 4.0 proceedings PDFs bundled unmodified beside them (`pdf/`), and a
 `manifest.json` naming each item's license and source.
 
     python benchmarks/make_sample_real.py [SAMPLE_DIR]   # default: vault_pipeline/sample
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
+import hashlib
 import io
 import json
 import re
@@ -76,10 +78,11 @@ def _authors_parsed(authors: str) -> list[list[str]]:
 
 
 def snapshot_record(pid: str, title: str, authors: str, abstract: str, categories: str,
-                    versions: list[tuple[str, str]], license_url: str | None) -> dict:
+                    versions: list[tuple[str, str]], license_url: str | None,
+                    journal_ref: str | None = None, doi: str | None = None) -> dict:
     """One line of the arXiv metadata snapshot (the Kaggle/Cornell JSON-lines format)."""
     return {"id": pid, "submitter": None, "authors": authors, "title": title,
-            "comments": None, "journal-ref": None, "doi": None, "report-no": None,
+            "comments": None, "journal-ref": journal_ref, "doi": doi, "report-no": None,
             "categories": categories, "license": license_url, "abstract": abstract,
             "versions": [{"version": v, "created": _rfc2822(d)} for v, d in versions],
             "update_date": versions[-1][1], "authors_parsed": _authors_parsed(authors)}
@@ -114,6 +117,28 @@ def _gzip(data: bytes) -> bytes:
     return buffer.getvalue()
 
 
+def proceedings_record(raw: Path, path: Path, manifest: list[dict]) -> dict:
+    """A CC BY proceedings PDF bundled unmodified (checked against its recorded sha256, as
+    the PDF cannot be rebuilt from text): its metadata line, dated by the proceedings, and
+    its manifest rows."""
+    meta, _ = parse_fulltext(path)
+    pdf = raw / meta["file"]
+    digest = hashlib.sha256(pdf.read_bytes()).hexdigest() if pdf.exists() else "missing"
+    if digest != meta["sha256"]:
+        raise SystemExit(f"{pdf}: expected the proceedings PDF {meta['pdf']} "
+                         f"(sha256 {meta['sha256']}), found {digest}")
+    for file, what in ((meta["file"], f"the proceedings PDF {meta['pdf']}, unmodified, named "
+                                      "by the paper's arXiv id"),
+                       (SNAPSHOT, "metadata from the proceedings PDF; its one version is "
+                                  "dated by the proceedings, not by arXiv")):
+        manifest.append({"arxiv_id": meta["id"], "file": file, "license": "CC-BY-4.0",
+                         "license_evidence": meta["license_evidence"], "what": what,
+                         "source": meta["source"]})
+    return snapshot_record(meta["id"], meta["title"], meta["authors"], meta["abstract"],
+                           meta["categories"], [("v1", meta["date"])], meta["license"],
+                           meta["journal_ref"], meta["doi"])
+
+
 def build(sample: Path) -> tuple[int, int]:
     """Write the snapshot, the e-prints and the manifest; (records, manifest rows)."""
     raw = sample / "raw"
@@ -142,6 +167,8 @@ def build(sample: Path) -> tuple[int, int]:
             manifest.append({"arxiv_id": meta["id"], "file": file, "license": "CC-BY-4.0",
                              "license_evidence": meta["license_evidence"], "what": what,
                              "source": meta["source"]})
+    for path in sorted((DATA / "pdf").glob("*.txt")):
+        records.append(proceedings_record(raw, path, manifest))
     with (raw / SNAPSHOT).open("w") as handle:
         for record in records:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -37,7 +37,7 @@ def vault_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> VaultPaths:
 
 @pytest.fixture
 def sample_vault(vault_paths: VaultPaths) -> VaultPaths:
-    """The bundled sample imported and `papers` built (219 papers)."""
+    """The bundled sample imported and `papers` built (221 papers)."""
     from typer.testing import CliRunner
 
     from vault_pipeline.cli.app import app

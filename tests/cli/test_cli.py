@@ -27,7 +27,7 @@ def test_demo_materializes_the_graph_and_records_it(demo_vault: DemoRun) -> None
     assert "materialized papers" in result.output
     assert "check FAIL" not in result.output
     count = vault("sql", "SELECT count(*) AS n FROM papers", "--format", "json")
-    assert json.loads(count.output) == [{"n": 219}]
+    assert json.loads(count.output) == [{"n": 221}]
     status = vault("status")
     assert "papers" in status.output and "UTC" in status.output
     (vault_paths.home / "a-file").write_text("x")  # an export folder under a file: one line

@@ -97,10 +97,10 @@ def test_build_on_the_sample(vault_paths: VaultPaths) -> None:
     unknown = docs.filter(pl.col("arxiv_id").is_null()).row(0, named=True)
     assert unknown["status"] == "unidentified" and "notes-from-a-talk.pdf" in unknown["error"]
     assert unknown["text"] and unknown["sha256"]
-    assert report.converted == 9  # 5 e-prints + 4 PDFs (the PDF beaten by LaTeX skipped)
+    assert report.converted == 11  # 5 e-prints + 6 PDFs (the PDF beaten by LaTeX skipped)
 
     again = build_documents(paths, _config())
-    assert again.converted == 0 and again.reused == 9
+    assert again.converted == 0 and again.reused == 11
     second = pl.read_parquet(paths.table(DOCUMENTS.name))
     assert second.drop("converted_at").equals(docs.drop("converted_at"))
 
@@ -129,9 +129,9 @@ def test_a_crashed_run_resumes_from_its_journal(vault_paths: VaultPaths,
     monkeypatch.setattr(Journal, "add", original_add)
     assert not paths.table(DOCUMENTS.name).exists()
     report = build_documents(paths, _config())
-    assert report.resumed == 2 and report.converted == 5  # 7 inputs to convert in all
+    assert report.resumed == 2 and report.converted == 7  # 9 inputs to convert in all
     attempts = pl.read_parquet(paths.table(DOCUMENT_ATTEMPTS.name))
-    assert attempts.height == 7 and attempts["sha256"].is_unique().all()
+    assert attempts.height == 9 and attempts["sha256"].is_unique().all()
     assert not (paths.scratch / "documents-journal").exists()
 
 

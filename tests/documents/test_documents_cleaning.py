@@ -90,12 +90,50 @@ def test_appendix_heading_before_references() -> None:
     assert "Extra" in parts["appendix"] and "[1] X" in parts["references"]
 
 
+def _kept_whole(cut: str, text: str) -> bool:
+    """A prefix of the text, or a prefix then a verbatim section of it further on."""
+    if text.startswith(cut):
+        return True
+    head, _, section = cut.partition("\n\n## ")
+    while section and not (text.startswith(head) and f"## {section}" in text):
+        more, _, section = section.partition("\n\n## ")
+        head = f"{head}\n\n## {more}"
+    return bool(section)
+
+
+_SECTIONED = st.lists(st.tuples(st.sampled_from(["Introduction", "Method", "Results",
+                                                 "Related work", "Background", "Discussion"]),
+                                st.text(alphabet="ab .\n", max_size=300)), max_size=8)
+
+
 @given(st.text(max_size=2_000), st.integers(min_value=1, max_value=500))
 def test_truncate_never_exceeds_the_limit(text: str, limit: int) -> None:
     cut, truncated = truncate(text, limit)
     assert len(cut) <= limit
     assert truncated == (len(text) > limit)
-    assert text.startswith(cut)
+    assert _kept_whole(cut, text)
+
+
+@given(_SECTIONED, st.integers(min_value=40, max_value=1_500))
+def test_truncate_of_sectioned_text_keeps_verbatim_parts(sections, limit: int) -> None:
+    text = "\n\n".join(f"## {name}\n\n{body}" for name, body in sections)
+    cut, truncated = truncate(text, limit)
+    assert len(cut) <= limit and truncated == (len(text) > limit)
+    assert _kept_whole(cut, text)
+
+
+def test_a_late_related_work_section_survives_the_cut() -> None:
+    """ACL-style papers put related work after the experiments: the gap finder reads it."""
+    filler = "\n\n".join(f"Results sentence number {i} is here." for i in range(400))
+    related = "Prior corpora cover one domain only, which leaves cross-domain text unserved."
+    text = (f"## 1 Introduction\n\nWe study corpora.\n\n## 5 Experiments\n\n{filler}\n\n"
+            f"## 7 Related work\n\n{related}\n\n## 8 Conclusion\n\nWe built it.")
+    cut, truncated = truncate(text, 4_000)
+    assert truncated and len(cut) <= 4_000
+    assert cut.startswith("## 1 Introduction") and cut.endswith(f"## 7 Related work\n\n{related}")
+    assert "## 8 Conclusion" not in cut
+    short, _ = truncate(text.replace("Related work", "Appendix notes"), 4_000)
+    assert "Prior corpora" not in short and text.startswith(short)
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=1_000))

@@ -92,7 +92,7 @@ def test_sql_refuses_writes_and_leaves_the_vault_as_it_was(sample_vault: VaultPa
     before = sorted(p.name for p in sample_vault.home.rglob("*") if p.is_file())
     text = statement.format(tables=sample_vault.tables, home=sample_vault.home)
     assert "read-only" in one_line_error(vault("sql", text))
-    assert papers_count() == 219
+    assert papers_count() == 221
     assert sorted(p.name for p in sample_vault.home.rglob("*") if p.is_file()) == before
 
 
@@ -102,7 +102,7 @@ def test_sql_reads_only_the_vault_tables(sample_vault: VaultPaths, tmp_path: Pat
     assert "disabled" in one_line_error(vault("sql", f"SELECT * FROM read_csv('{outside}')"))
     table = sample_vault.table("papers")
     direct = vault("sql", f"SELECT count(*) AS n FROM read_parquet('{table}')", "-f", "json")
-    assert json.loads(direct.output) == [{"n": 219}]
+    assert json.loads(direct.output) == [{"n": 221}]
 
 
 # 9. exit codes and one-line errors ------------------------------------------------------------
@@ -190,7 +190,7 @@ def test_a_truncated_gzip_already_stored_is_quarantined_and_the_rest_builds(
                         lambda _: Detection("arxiv_snapshot", "gzip", ".jsonl.gz"))
         RawZone(sample_vault).add_file(cut)
     assert vault("materialize", "--select", "papers", "-q").exit_code == 0
-    assert papers_count() == 219
+    assert papers_count() == 221
     rejected = vault("sql", "SELECT snippet, reason FROM papers_rejected", "-f", "json")
     [row] = json.loads(rejected.output)
     assert row["snippet"] == "old.jsonl.gz" and "end-of-stream" in row["reason"]
@@ -211,7 +211,7 @@ def test_a_deleted_raw_file_fails_the_build_and_import_restores_it(
     failed = vault("materialize", "--select", "papers")
     assert failed.exit_code == 1
     assert "raw zone damaged" in failed.output and name in failed.output
-    assert papers_count() == 219  # the table of the last good build is kept
+    assert papers_count() == 221  # the table of the last good build is kept
     verify = vault("verify")
     assert f"1 of {SAMPLE_FILES} raw file(s) damaged" in one_line_error(verify)
     assert "missing" in verify.output
@@ -219,7 +219,7 @@ def test_a_deleted_raw_file_fails_the_build_and_import_restores_it(
     assert "restored" in restored.output
     assert vault("verify").exit_code == 0
     assert vault("materialize", "--select", "papers", "-q").exit_code == 0
-    assert papers_count() == 219
+    assert papers_count() == 221
 
 
 def test_a_bit_flip_is_found_by_verify_and_by_the_periodic_check(
@@ -590,7 +590,7 @@ def test_a_full_disk_keeps_the_previous_table_and_a_rerun_completes(
     assert table.read_bytes() == before  # the previous table, untouched
     assert not [p for p in table.parent.glob(".papers.parquet.*")  # no half-written file
                 if not p.name.endswith(checksums.SUFFIX)]
-    assert papers_count() == 219
+    assert papers_count() == 221
     monkeypatch.setattr(checksums, "atomic_path", real_atomic_path)  # space freed
     assert vault("materialize", "-s", "papers", "--force").exit_code == 0
-    assert papers_count() == 219
+    assert papers_count() == 221

@@ -31,7 +31,7 @@ def test_sample_and_constructed_sources_merge(vault_paths: VaultPaths) -> None:
                     DATA / "oai_arxivraw_listrecords.xml", DATA / "oai_dc_listrecords.xml")
     assert papers.schema == PAPERS.polars
     assert papers.get_column("arxiv_id").is_unique().all()
-    assert papers.height == 219 + 3  # hep-th/9901001, math/0309136, 2401.00001 are new
+    assert papers.height == 221 + 3  # hep-th/9901001, math/0309136, 2401.00001 are new
     # the snapshot's v2 beats the API's v1 of the same paper
     first = _row(papers, "0704.0001")
     assert (first["latest_version"], first["source"]) == (2, "arxiv_snapshot")

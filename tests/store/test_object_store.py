@@ -193,11 +193,11 @@ def test_cli_materializes_queries_and_reports_on_the_bucket(s3_vault: VaultPaths
     counted = sql("SELECT count(*) AS n, count(DISTINCT arxiv_id) AS ids FROM papers "
                   "WHERE title <> ''")
     assert counted.exit_code == 0, counted.output
-    assert json.loads(counted.output) == [{"n": 219, "ids": 219}]
+    assert json.loads(counted.output) == [{"n": 221, "ids": 221}]
     joined = sql("SELECT count(*) AS n, (SELECT count(*) FROM papers_rejected) AS rejected "
                  "FROM papers a JOIN papers b USING (arxiv_id)")
     assert joined.exit_code == 0, joined.output
-    assert json.loads(joined.output) == [{"n": 219, "rejected": 0}]
+    assert json.loads(joined.output) == [{"n": 221, "rejected": 0}]
     for statement, word in [("COPY (SELECT 1) TO 'out.csv'", "read-only"),
                             ("CREATE TABLE t AS SELECT 1", "read-only"),
                             ("INSTALL httpfs", "read-only"),
@@ -209,14 +209,14 @@ def test_cli_materializes_queries_and_reports_on_the_bucket(s3_vault: VaultPaths
         assert refused.exit_code == 1 and "Traceback" not in refused.output, refused.output
         assert refused.output.startswith("error:") and word in refused.output, refused.output
     assert sql("SELECT count(*) AS n FROM papers").output == counted.output.replace(
-        ', "ids": 219', "")
+        ', "ids": 221', "")
     status = runner.invoke(app, ["status"], env=env)
     assert status.exit_code == 0, status.output
     assert f"vault at {s3_vault.remote}" in status.output
     line = next(li for li in status.output.splitlines() if li.startswith("papers "))
-    assert line.split()[1:3] == ["219", f"{s3_vault.store.size(PAPERS):,}"]
+    assert line.split()[1:3] == ["221", f"{s3_vault.store.size(PAPERS):,}"]
     as_json = json.loads(runner.invoke(app, ["status", "--json"], env=env).output)
-    assert {"name": "papers", "rows": 219}.items() <= next(
+    assert {"name": "papers", "rows": 221}.items() <= next(
         t for t in as_json["tables"] if t["name"] == "papers").items()
 
 
@@ -299,7 +299,7 @@ def test_demo_runs_end_to_end_on_the_bucket(s3_vault: VaultPaths, s3_endpoint: s
     assert not list((s3_vault.home / "tables").glob("*.parquet"))
     counted = runner.invoke(app, ["sql", "SELECT (SELECT count(*) FROM papers) AS papers, "
                                   "(SELECT count(*) FROM splits) AS splits", "-f", "json"])
-    assert json.loads(counted.output) == [{"papers": 219, "splits": 219}], counted.output
+    assert json.loads(counted.output) == [{"papers": 221, "splits": 221}], counted.output
     found = runner.invoke(app, ["search", "test generation for web applications", "--k", "3"])
     assert found.exit_code == 0, found.output
     hits = [json.loads(line) for line in found.output.splitlines() if line.startswith("{")]

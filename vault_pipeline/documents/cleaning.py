@@ -3,7 +3,8 @@ out, the way the review-paradigm study prepared papers for an LLM (line numbers,
 headers and footers and inline citation markers dropped, figure and table captions kept as
 emphasised paragraphs;
 references and appendices split off, kept in their own columns; whitespace normalised), then
-truncation to a configurable length with the full length recorded.
+truncation to a configurable length with the full length recorded (a related-work section
+past the cut is kept).
 
 Written by hand because these are rules about scholarly layout, which no library offers;
 each rule is a small, separately tested function."""
@@ -17,8 +18,10 @@ from collections import Counter
 from dataclasses import dataclass
 
 from vault_pipeline.documents.furniture import is_noise, strip_stamps
+from vault_pipeline.llm.sections import heading_kind
 
-CLEANING_VERSION = "4"  # 4: captions kept, marked; 3: TeX's spacing accents composed
+CLEANING_VERSION = "5"  # 5: a late related-work section kept past the cut; 4: captions
+# kept, marked; 3: TeX's spacing accents composed
 DEFAULT_MAX_CHARS = 30_000
 
 LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl",
@@ -241,17 +244,49 @@ def clean_part(text: str) -> str:
     return normalize_whitespace(drop_citation_markers(mark_captions("\n".join(lines))))
 
 
-def truncate(text: str, limit: int) -> tuple[str, bool]:
-    """Cut to at most ``limit`` characters, at a paragraph break in the last fifth if there is
-    one, else at a space; return (text, whether it was cut)."""
+def _cut(text: str, limit: int) -> str:
+    """At most ``limit`` characters, cut at a paragraph break in the last fifth if there is
+    one, else at a space."""
     if len(text) <= limit:
-        return text, False
+        return text
     head = text[:limit]
     for separator in ("\n\n", "\n", " "):
         cut = head.rfind(separator)
         if cut >= limit * 0.8:
-            return head[:cut].rstrip(), True
-    return head, True
+            return head[:cut].rstrip()
+    return head
+
+
+_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*$", re.MULTILINE)
+LATE_SHARE = 0.25  # of the limit, at most, for a related-work section kept past the cut
+
+
+def _related_past(text: str, limit: int) -> tuple[int, str] | None:
+    """Where the first related-work section past ``limit`` starts, and that section (up to
+    the next heading of its level or above, itself cut to its share of the limit)."""
+    headings = list(_MD_HEADING.finditer(text))
+    for i, match in enumerate(headings):
+        if match.start() < limit * (1 - LATE_SHARE) or heading_kind(match[2]) != "related":
+            continue
+        level = len(match[1])
+        end = next((h.start() for h in headings[i + 1:] if len(h[1]) <= level), len(text))
+        return match.start(), _cut(text[match.start():end].rstrip(), int(limit * LATE_SHARE))
+    return None
+
+
+def truncate(text: str, limit: int) -> tuple[str, bool]:
+    """Cut to at most ``limit`` characters; return (text, whether it was cut). A
+    related-work section that the cut would drop (ACL-style papers put it near the end) is
+    kept after the cut head, in its share of the limit: it is where the research gap is
+    read, and results are seldom stated there."""
+    if len(text) <= limit:
+        return text, False
+    late = _related_past(text, limit)
+    if late is None:
+        return _cut(text, limit), True
+    start, section = late
+    head = _cut(text[:start].rstrip(), limit - len(section) - 2)
+    return f"{head}\n\n{section}", True
 
 
 def clean_document(markdown: str, max_chars: int = DEFAULT_MAX_CHARS) -> Cleaned:

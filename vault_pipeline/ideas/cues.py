@@ -29,6 +29,10 @@ MATTERS = _cue(r"\b(?:important|crucial|critical|essential|central|fundamental|w
 GAP = _cue(r"\b(?:however|but|although|yet|despite|do(?:es)? not|cannot|fail\w*|limit\w*"
            r"|lack\w*|remain\w*|ignor\w*|overlook\w*|neglect\w*|restricted|only|requir\w*"
            r"|expensive|costly|difficult|rarely|seldom|not known|unknown|unclear)\b")
+# What a related-work paragraph says is left open besides the general cues: an area less
+# studied, what earlier efforts assume, a concession to them ("While these efforts ...").
+RELATED_GAP = _cue(r"\b(?:less|little|under|rarely|seldom)[ -]?(?:studied|explored|examined"
+                   r"|addressed)\b|\bunexplored\b|\bassum\w*|^while (?:these|such|this|they)\b")
 EXAMPLE = _cue(r"\b(?:for example|for instance|e\.g\.|such as|consider|as an example"
                r"|illustrat\w*)\b")
 PRIOR = _cue(r"\b(?:prior|previous|existing|recent|traditional|conventional|classical"

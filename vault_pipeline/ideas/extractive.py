@@ -12,7 +12,7 @@ never take a sentence that states the solution or names the method."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from vault_pipeline.ideas import contrast, cues
@@ -29,10 +29,10 @@ from vault_pipeline.integrity.leaks import (
 from vault_pipeline.integrity.method import method_leaks
 from vault_pipeline.llm.injection import looks_like_instruction
 from vault_pipeline.llm.inputs import PaperInput
-from vault_pipeline.llm.sections import of_kind, split_sections
+from vault_pipeline.llm.sections import Section, of_kind, split_sections
 from vault_pipeline.records.masked import THESIS_MAX_WORDS, MaskedRecord
 
-VERSION = "extractive/4"
+VERSION = "extractive/5"  # 5: concessions and less-studied areas as related-work gaps
 _MIN_CHARS, _MAX_CHARS = 20, 600
 # Sections whose sentences report what the paper found: never copied, whatever their wording.
 OUTCOME_SECTIONS = frozenset({"experiments", "discussion"})
@@ -93,10 +93,11 @@ class _Doc:
         found: list[tuple[str, str, str, int]] = []
         blocks: list[tuple[int, int]] = []  # (start, end) of each section's sentences
         title = " ".join(paper.title.split()).lower()
-        for section in self.sections:
+        kinds = own_method_kinds(self.sections, _title_name(paper.title))
+        for section, own_kind in zip(self.sections, kinds, strict=True):
             # the body repeats the title as a heading over the author lines: never content
             kind = "title" if " ".join(section.heading.split()).lower() == title \
-                else section.kind
+                else own_kind
             start = len(found)
             for text in section.paragraphs:
                 found.extend((s, kind, section.heading, paragraph) for s in sentences(text))
@@ -228,6 +229,38 @@ def _thesis(doc: _Doc) -> str | None:
     return None  # no clean sentence: the record cannot be made (quarantined, with why)
 
 
+def _title_name(title: str) -> str | None:
+    """The name a title gives its own work before a colon ("LongEval: Guidelines for ...")."""
+    head, colon, _ = title.partition(":")
+    name = head.strip()
+    return name if colon and len(name.split()) <= 5 and len(name) >= 3 else None
+
+
+# Kinds a section named after the paper's own work is read as its method instead: "The
+# LongEval guidelines for faithfulness human evaluation" is the method of an evaluation
+# paper, "The S2ORC dataset" of a dataset paper, though their words say experiments.
+_RENAMEABLE = frozenset({"experiments", "problem", "other", "method"})
+
+
+def own_method_kinds(sections: Sequence[Section], name: str | None) -> list[str]:
+    """Each section's kind, with a section whose heading names the paper's own work (and
+    the sub-sections that took their kind from it) read as the method."""
+    kinds = [section.kind for section in sections]
+    if not name:
+        return kinds
+    pattern = re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)
+    inside: tuple[int, str] | None = None  # (level, original kind) of the renamed section
+    for i, section in enumerate(sections):
+        if inside and section.level <= inside[0]:
+            inside = None
+        if section.kind in _RENAMEABLE and pattern.search(section.heading):
+            inside = (section.level, section.kind)
+            kinds[i] = "method"
+        elif inside and section.kind == inside[1]:
+            kinds[i] = "method"
+    return kinds
+
+
 def _novelty_name(doc: _Doc) -> str | None:
     """The idea's own name when the paper gives one ("we propose X", "called X")."""
     for s in doc.sentences:
@@ -235,10 +268,7 @@ def _novelty_name(doc: _Doc) -> str | None:
             match = cues.NAMED.search(s.text)
             if match:
                 return match.group("name") or match.group("name2")
-    title = doc.paper.title
-    if ":" in title and len(title.split(":")[0].split()) <= 5:
-        return title.split(":")[0].strip()
-    return None
+    return _title_name(doc.paper.title)
 
 
 def _related_work(doc: _Doc) -> list[dict]:
@@ -255,7 +285,8 @@ def _related_work(doc: _Doc) -> list[dict]:
         generic = cues.PRIOR.search(heading) or re.search(
             r"related|background|prior|literature", heading, re.IGNORECASE)
         what = safe[0].text
-        gap = next((s.text for s in safe[1:] if cues.GAP.search(s.text)), None)
+        gap = next((s.text for s in safe[1:]
+                    if cues.GAP.search(s.text) or cues.RELATED_GAP.search(s.text)), None)
         citations = sorted({m.group(1) or m.group(2)
                             for s in group for m in cues.CITATION.finditer(s.text)})
         entries.append({

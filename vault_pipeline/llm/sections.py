@@ -19,7 +19,7 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
                            r"|background|literature review|state of the art")),
     ("experiments", re.compile(r"experiment|evaluation|results|empirical|benchmark|ablation"
                                r"|case stud|user stud|simulation|numerical|performance")),
-    ("problem", re.compile(r"problem|preliminar|formulation|setting|setup|set-up|notation"
+    ("problem", re.compile(r"problem|preliminar|formulation|setting|setup|set-up|\bnotation"
                            r"|definition|task")),
     ("introduction", re.compile(r"introduction|motivation|overview")),
     ("discussion", re.compile(r"conclusion|discussion|future work|summary|outlook")),
