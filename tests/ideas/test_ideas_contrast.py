@@ -207,3 +207,16 @@ def test_a_full_texts_introduction_gives_the_gap_the_role_model_would_hold_back(
     assert gap is not None
     assert "Left unresolved: Developers, however, are asked to trust an order they cannot " \
            "inspect" in gap
+
+
+def test_a_method_statement_keeps_its_head_and_drops_what_it_achieves() -> None:
+    text = ("To address these limitations, we propose Segment Policy Optimization (SPO), a "
+            "novel RL framework that leverages segment-level advantage estimation, achieving "
+            "a better balance than trajectory-level methods.")
+    assert contrast.method_head(text) == ("To address these limitations, we propose Segment Policy "
+                                 "Optimization (SPO), a novel RL framework that leverages "
+                                 "segment-level advantage estimation")
+    # too short a head
+    assert contrast.method_head("We propose X, which improves accuracy.") is None
+    assert contrast.method_head("Our results show that X, achieving more, is better.") is None
+    assert contrast.method_head("We propose a router that learns where to send tokens.") is None

@@ -79,6 +79,19 @@ def test_method_leaks_find_solutions_and_the_methods_own_names() -> None:
     assert method_leaks("Tokens are dropped when an expert is full.", terms) == []
 
 
+def test_a_token_the_title_uses_outside_the_name_is_the_field_not_the_method() -> None:
+    title = "MCP Safety Training: Learning to Refuse Falsely Benign MCP Exploits"
+    record = VALID | {"title": title,
+                      "key_novelty": {"name": "MCP Safety Training", "explanation": ["x"]}}
+    terms = method_terms(record)
+    assert "MCP Safety Training" in terms and "MCP" not in terms
+    assert method_leaks("The MCP is susceptible to retrieval-based attacks.", terms) == []
+    assert method_leaks("MCP Safety Training fixes this.", terms)[0].kind == "method_name"
+    coined = VALID | {"title": "OpenCat: routers for MoE",
+                      "key_novelty": {"name": "OpenCat", "explanation": ["x"]}}
+    assert "OpenCat" in method_terms(coined)  # the name is not the title's field
+
+
 def test_problem_views_drop_method_sentences_and_say_so() -> None:
     record = json.loads(json.dumps(VALID))
     record["core_problem"]["statement"] += " We propose learned capacity to fix this."

@@ -100,6 +100,27 @@ def method_statement(text: str) -> bool:
         and not _PAST.search(text)
 
 
+# Where a method statement turns from what the method is to what it achieves ("..., a
+# framework that leverages X, achieving better Y than Z").
+_OUTCOME_TAIL = re.compile(
+    r",\s+(?:(?:thereby|thus|hence)\s+)?(?:achiev|yield|result|lead|outperform|improv|enabl"
+    r"|offer|deliver|attain|reach|surpass|reduc|boost|obtain|show|demonstrat|allow)\w*\b"
+    r"|,\s+which\s+(?:\w+\s+){0,2}?(?:achiev|yield|outperform|improv|lead|result|reduc"
+    r"|surpass|enabl|allow)\w*\b|;\s+", _F)
+
+
+def method_head(text: str) -> str | None:
+    """The verbatim head of a sentence that introduces the paper's method and then turns to
+    what it achieves: what the method is, without the outcome ("we propose X, a framework
+    that leverages Y" of "..., achieving better Z"). None when there is no such turn or the
+    head is not a method statement on its own."""
+    match = _OUTCOME_TAIL.search(text)
+    if match is None:
+        return None
+    head = text[:match.start()].rstrip(" ,;")
+    return head if len(head.split()) >= 6 and method_statement(head) else None
+
+
 class Candidate(Protocol):
     """A sentence of the paper as the extractive reader classified it."""
 

@@ -32,7 +32,8 @@ from vault_pipeline.llm.inputs import PaperInput
 from vault_pipeline.llm.sections import Section, of_kind, split_sections
 from vault_pipeline.records.masked import THESIS_MAX_WORDS, MaskedRecord
 
-VERSION = "extractive/5"  # 5: concessions and less-studied areas as related-work gaps
+VERSION = "extractive/5"  # 5: concessions and less-studied areas as related-work gaps, a
+# method statement's head without its outcome as the flow
 _MIN_CHARS, _MAX_CHARS = 20, 600
 # Sections whose sentences report what the paper found: never copied, whatever their wording.
 OUTCOME_SECTIONS = frozenset({"experiments", "discussion"})
@@ -458,6 +459,27 @@ def _acronyms(doc: _Doc) -> list[dict]:
     return out
 
 
+def _naming(doc: _Doc, name: str | None, limit: int) -> list[str]:
+    """Clean abstract sentences that name the paper's own method ("BioReason's reasoning is
+    developed through supervised fine-tuning ..."): what the method is made of."""
+    if not name:
+        return []
+    pattern = re.compile(rf"\b{re.escape(name)}\b")
+    return doc.pick(["abstract"], limit=limit, where=lambda s: bool(pattern.search(s.text)))
+
+
+def _method_heads(doc: _Doc) -> list[str]:
+    """Where no whole sentence may say what the method is (the abstract's method statement
+    also says what it achieves), the verbatim head that says only what it is, when it is
+    clean on its own."""
+    for s in doc.sentences:
+        if s.kind in ("abstract", "introduction") and not s.safe:
+            head = contrast.method_head(s.text)
+            if head and not looks_like_instruction(head) and doc.clean(head):
+                return [head]
+    return []
+
+
 def decompose(paper: PaperInput) -> tuple[dict, int]:
     """The record of one paper (a dict valid as :class:`MaskedRecord`) and the number of
     sentences left out because they stated a result."""
@@ -489,7 +511,8 @@ def decompose(paper: PaperInput) -> tuple[dict, int]:
     modules = _modules(doc)
     choices = _design_choices(doc)
     evaluation = _evaluation(doc, own_name)
-    flow = doc.pick(["method"], limit=4) or doc.pick(["abstract"], cues.CONTRIBUTION, limit=3)
+    flow = (doc.pick(["method"], limit=4) or doc.pick(["abstract"], cues.CONTRIBUTION, limit=3)
+            or _method_heads(doc) or _naming(doc, own_name, limit=2))
     theory = doc.pick(["method", "problem", "abstract"], cues.THEORY, limit=3)
     code = next((c for s in of_kind(doc.sections, "method", "problem") for c in s.code), None)
     base = next((m.group("name") for s in doc.sentences if not s.leaky

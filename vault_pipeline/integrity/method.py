@@ -47,6 +47,7 @@ def method_terms(record: Mapping[str, Any]) -> list[str]:
         return []  # not a masked record (a six-part idea names no modules)
     phrases = list(_names(novelty.get("name")))
     phrases += [n for m in method.get("modules") or [] for n in _names(m.get("name"))]
+    domain = _domain_tokens(record.get("title"), phrases)
     terms: set[str] = set()
     for phrase in phrases:
         words = phrase.split()
@@ -54,9 +55,21 @@ def method_terms(record: Mapping[str, Any]) -> list[str]:
             terms.add(phrase)
         for word in words:
             token = word.strip(".,;:()[]\"'")
-            if len(token) >= 3 and token not in _COMMON and _CODED.match(token):
+            if len(token) >= 3 and token not in _COMMON | domain and _CODED.match(token):
                 terms.add(token)
     return sorted(terms, key=lambda t: (-len(t), t))
+
+
+def _domain_tokens(title: Any, phrases: list[str]) -> set[str]:
+    """Tokens the title uses outside the method's names ("MCP" in "MCP Safety Training:
+    Learning to Refuse Falsely Benign MCP Exploits"): the field the method works in, which
+    a problem view must be free to name."""
+    if not isinstance(title, str):
+        return set()
+    rest = title
+    for phrase in sorted(phrases, key=len, reverse=True):
+        rest = rest.replace(phrase, " ")
+    return {word.strip(".,;:()[]\"'") for word in rest.split()}
 
 
 def _term_pattern(term: str) -> re.Pattern[str]:
