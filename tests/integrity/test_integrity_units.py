@@ -138,8 +138,8 @@ def test_masking_leaves_nothing_the_gate_flags(parts: list[str]) -> None:
     assert text_findings(masked["text"], gate) == []
 
 
-def _record_table(paths: VaultPaths, challenge: str) -> None:
-    record = json.loads(json.dumps(VALID))
+def _record_table(paths: VaultPaths, challenge: str, **fields: object) -> None:
+    record = json.loads(json.dumps(VALID)) | fields
     record["core_problem"]["statement"] = challenge
     row = {"arxiv_id": "2401.00001", **record, "backend": "openai", "model": "m",
            "prompt_version": "p", "input_hash": "h" * 64, "input_source": "pdf",
@@ -163,6 +163,20 @@ def test_the_method_check_fails_on_a_problem_view_that_states_the_solution(
     vault_paths.store.write(VIEWS, views)
     bad = quality.problem_views_method_free(vault_paths.store)
     assert not bad.passed and bad.metadata["method_leaks"] == 1
+
+
+def test_the_method_check_reads_the_field_from_the_title_as_the_views_do(
+        vault_paths: VaultPaths) -> None:
+    """A token the title uses outside the method's name (MCP) may stand in a problem view:
+    the check run again on the table must agree with the views' derivation."""
+    _record_table(vault_paths, "The MCP is susceptible to retrieval-based attacks.",
+                  title="MCP Safety Training: Learning to Refuse Falsely Benign MCP Exploits",
+                  key_novelty={"name": "MCP Safety Training", "explanation": ["x"]})
+    build_views(vault_paths)
+    challenge = pl.read_parquet(vault_paths.table("views")).filter(
+        pl.col("view") == "challenge").get_column("text").to_list()
+    assert challenge and "MCP is susceptible" in challenge[0]
+    assert quality.problem_views_method_free(vault_paths.store).passed
 
 
 def test_the_completeness_check_fails_on_a_placeholder_view(vault_paths: VaultPaths) -> None:

@@ -105,7 +105,7 @@ def problem_views_method_free(store: TableStore) -> Outcome:
     if recs is None or vws is None:
         return Outcome(True, "no views yet", {"method_leaks": 0})
     terms = {row["arxiv_id"]: method_terms(row) for row in
-             recs.select("arxiv_id", "key_novelty", "method").iter_rows(named=True)}
+             recs.select("arxiv_id", "title", "key_novelty", "method").iter_rows(named=True)}
     problem = vws.filter(pl.col("view").is_in(PROBLEM_VIEWS))
     hits = [(a, v, f) for a, v, text in problem.select("arxiv_id", "view", "text").iter_rows()
             for f in method_leaks(text, terms.get(a, []))]
