@@ -46,3 +46,17 @@ def test_the_memo_stays_within_its_bound(monkeypatch: pytest.MonkeyPatch) -> Non
     assert len(scorer._memo) <= 2
     assert scorer.logits(["a"]).tolist() == [1.5]  # forgotten, scored again, same answer
     assert scorer._embedder.asked[-1] == ["a"]
+
+
+@pytest.mark.parametrize("size", [0, 1, 2])
+def test_a_full_memo_still_answers_the_sentences_it_held(monkeypatch: pytest.MonkeyPatch,
+                                                         size: int) -> None:
+    """A call that both reads memo entries and overflows the memo (a long paper late in a
+    worker's life, or the memo off) answers every sentence: the overflow used to clear the
+    entries the call was about to read (KeyError)."""
+    monkeypatch.setattr(finetuned, "MEMO_SIZE", size)
+    scorer = _scorer()
+    scorer.logits(["a"])
+    assert scorer.logits(["a", "bb", "ccc"]).tolist() == [1.5, 2.5, 3.5]
+    assert scorer.logits(["ccc", "a"]).tolist() == [3.5, 1.5]
+    assert len(scorer._memo) <= max(size, 0)

@@ -145,14 +145,17 @@ class FineTunedScorer:
     def logits(self, sentences: list[str]) -> np.ndarray:
         if not sentences:
             return np.zeros(0)
-        new = list(dict.fromkeys(s for s in sentences if s not in self._memo))
+        known = {s: self._memo[s] for s in sentences if s in self._memo}
+        new = list(dict.fromkeys(s for s in sentences if s not in known))
         if new:
-            if len(self._memo) + len(new) > MEMO_SIZE:
-                self._memo.clear()
             vectors = self._embedder.embed(new).astype(np.float64)
             found = vectors @ self.head.weight.astype(np.float64) + self.head.bias
-            self._memo.update(zip(new, found.tolist(), strict=True))
-        return np.array([self._memo[s] for s in sentences], dtype=np.float64)
+            known.update(zip(new, found.tolist(), strict=True))
+            if len(self._memo) + len(new) > MEMO_SIZE:
+                self._memo.clear()  # this call's answers are in `known`, whatever is kept
+            if len(new) <= MEMO_SIZE:
+                self._memo.update((s, known[s]) for s in new)
+        return np.array([known[s] for s in sentences], dtype=np.float64)
 
 
 @functools.lru_cache(maxsize=1)
