@@ -5,8 +5,9 @@ failed row, never the stage.
 The cap is a budget *above the warmed-up worker*, set after the warm-up: what a worker loads
 (ONNX Runtime, Polars, DuckDB, their thread pools and malloc arenas) reserves address space
 that depends on the libraries and on how the process was started (a console script's spawn
-children re-import the CLI first), so a fixed cap failed the model load on one machine and
-passed on another, and OpenBLAS spins forever when its buffers cannot be mapped.
+children re-import the CLI first), so a fixed 2 GB cap failed the judge's model load in
+workers of the `vault` console script and passed in those of `python -c`, and OpenBLAS then
+spun forever because its buffers could not be mapped.
 
 Pebble's process pool does the bookkeeping: a worker past its timeout is killed and
 replaced, a worker that dies (segfault, abort, the OS killer) is replaced, and the item it
