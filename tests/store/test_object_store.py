@@ -495,6 +495,44 @@ def test_a_crash_mid_write_leaves_the_previous_table(s3_vault: VaultPaths,
         checksums.SUFFIX)] == ["vault/tables/papers.parquet"]
 
 
+def _flip(store, table: str) -> None:
+    """One byte of a table's object changed, its size kept (as bit rot or a bad copy)."""
+    data = bytearray(store.fs.cat_file(store.path(table)))
+    data[len(data) // 2] ^= 0xFF
+    store.fs.pipe_file(store.path(table), bytes(data))
+
+
+def test_a_damaged_table_on_the_bucket_is_set_aside_and_rebuilt(s3_vault: VaultPaths,
+                                                                s3_endpoint: str) -> None:
+    """A flipped byte in a table's object: the read that finds it moves the object and its
+    record under ``quarantine/`` (kept, with its problem) and says so in one line; a plain
+    rebuild then writes the table again. `vault verify`'s fetch-and-hash does the same."""
+    from vault_pipeline.store.repair import set_aside_damaged_objects
+
+    RawZone(s3_vault).import_paths([SAMPLE])
+    build_papers(s3_vault)
+    store = s3_vault.store
+    good = store.read(PAPERS)
+    _flip(store, "papers")
+    with pytest.raises(VaultError) as found:
+        VaultPaths.from_env().store.read(PAPERS)
+    line = str(found.value)
+    assert "\n" not in line and "table 'papers' was damaged" in line
+    assert "moved to s3://" in line and "`vault materialize` builds it again" in line
+    keys = _keys(s3_endpoint, s3_vault.remote)
+    assert "vault/tables/papers.parquet" not in keys
+    kept = [k for k in keys if k.startswith("vault/quarantine/")]
+    assert any(k.endswith("/tables/papers.parquet") for k in kept), kept
+    assert any(k.endswith("papers.parquet.problem.txt") for k in kept), kept
+    assert set_aside_damaged_objects(s3_vault) == []  # nothing else is damaged
+    build_papers(s3_vault)
+    assert store.read(PAPERS).equals(good)
+    _flip(store, "papers")
+    [aside] = set_aside_damaged_objects(s3_vault)
+    assert "table 'papers' was damaged" in aside and not store.exists(PAPERS)
+    assert set_aside_damaged_objects(VaultPaths.from_env()) == []
+
+
 def _local_files(folder: Path) -> list[Path]:
     """Files under a local folder, hidden ones (sidecar caches aside) left out."""
     return [p for p in folder.rglob("*") if p.is_file() and not p.name.endswith(".meta.json")

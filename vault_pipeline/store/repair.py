@@ -2,7 +2,8 @@
 every table's file and every folder output with a record (the LanceDB index) is checked
 against its checksums (:mod:`.checksums`); a damaged one is moved under
 ``quarantine/<when>/`` with a note of what was wrong (kept, never deleted), and is then simply
-missing, which the fingerprints read as "build it again"."""
+missing, which the fingerprints read as "build it again". On an object-store root a table
+is set aside as its damage is read (:meth:`.tables.TableStore._set_aside`)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,7 @@ from pathlib import Path
 from vault_pipeline.store import checksums
 from vault_pipeline.store.layout import local_tables
 from vault_pipeline.store.paths import VaultPaths
-
-QUARANTINE = "quarantine"
+from vault_pipeline.store.tables import QUARANTINE
 
 
 @dataclass(frozen=True)
@@ -69,3 +69,12 @@ def damaged(paths: VaultPaths, folders: Iterable[str] = (), full: bool = False
 def quarantine_damaged(paths: VaultPaths, folders: Iterable[str] = ()) -> list[Quarantined]:
     """Move every damaged table and folder output aside (see :func:`damaged`)."""
     return [quarantine(paths, target, problem) for target, problem in damaged(paths, folders)]
+
+
+def set_aside_damaged_objects(paths: VaultPaths) -> list[str]:
+    """On an object-store root, every table fetched and hashed, a damaged one set aside
+    (one line each); nothing on a local root, whose files :func:`damaged` checks."""
+    if not paths.remote:
+        return []
+    store = paths.store
+    return [line for name in store.names() if (line := store.set_aside_if_damaged(name))]

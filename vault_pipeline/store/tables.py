@@ -14,6 +14,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import fsspec
@@ -32,6 +33,7 @@ from vault_pipeline.store.layout import SUFFIX, table_file, table_name
 __all__ = ["SUFFIX", "TableStore", "table_file", "table_name"]
 
 COMPRESSION = "zstd"
+QUARANTINE = "quarantine"  # beside the tables folder: where damaged files are set aside
 APPEND_ATTEMPTS = 20
 SINGLE_PUT = 5 * 2**30 // 2  # an s3fs chunk size that keeps uploads below 5 GiB in one PUT
 Table = str | TableSchema
@@ -79,7 +81,9 @@ def readable(source: Path | bytes) -> str | None:
                                  page_checksum_verification=True)
         for group in range(parquet.num_row_groups):
             parquet.read_row_group(group)
-    except (OSError, ValueError, pa.ArrowException) as exc:
+        if isinstance(source, bytes):  # the reader's own decoding too: PyArrow does not
+            pl.read_parquet(io.BytesIO(source))  # check UTF-8, and pages may lack CRCs
+    except (OSError, ValueError, pa.ArrowException, pl.exceptions.PolarsError) as exc:
         return f"unreadable Parquet ({' '.join(str(exc).split())[:160]})"
     return None
 
@@ -149,10 +153,19 @@ class TableStore:
     def problem(self, table: Table, full: bool = False) -> str | None:
         """What is wrong with a local table's file (see :mod:`.checksums`; ``full``: hashed
         whatever its stat), None when it is intact or absent; an object is checked as it is
-        read (:meth:`_read`)."""
+        read (:meth:`_read`) and with :meth:`set_aside_if_damaged`."""
         if not self.local:
             return None
         return checksums.check(Path(self.path(table)), readable, full=full)
+
+    def set_aside_if_damaged(self, table: Table) -> str | None:
+        """An object fetched and hashed now (`vault verify` on an object-store root): the
+        one line of its damage after it is set aside, None when it is intact or absent."""
+        if self.local or not self.exists(table):
+            return None
+        if (problem := self._object_problem(table, self.fs.cat_file(self.path(table)))):
+            return str(self._set_aside(table, problem))
+        return None
 
     def verified(self, table: Table) -> str:
         """A local table's path, checked against its checksum: damage is a VaultError."""
@@ -175,18 +188,40 @@ class TableStore:
         return f"{self.root}/{checksums.sidecar(Path(self.path(table))).name}"
 
     def _check_object(self, table: Table, data: bytes) -> None:
+        """A damaged object read is set aside (:meth:`_set_aside`) and is a VaultError."""
+        if (problem := self._object_problem(table, data)) is not None:
+            raise self._set_aside(table, problem)
+
+    def _object_problem(self, table: Table, data: bytes) -> str | None:
         """An object's bytes against the sha256 recorded when it was put (if any). An object
         is never changed in place: other bytes are another put (a concurrent appender's, or
         another tool's), a new version when they decode whole, damage otherwise."""
         try:
             saved = json.loads(self.fs.cat_file(self._sidecar(table)))
         except (FileNotFoundError, ValueError):
-            return
+            return None
         if hashlib.sha256(data).hexdigest() in saved.get("accept", [saved.get("sha256")]):
-            return
-        if (problem := readable(data)) is not None:
-            raise damaged(table_name(table), self.fs.unstrip_protocol(self.path(table)),
-                          problem)
+            return None
+        return readable(data)
+
+    def _set_aside(self, table: Table, problem: str) -> VaultError:
+        """Move a damaged object and its record under the root's quarantine prefix (kept,
+        never deleted, with a note of what was wrong), so the table is simply missing and the
+        next run builds it again. Done as the damage is read because an object store has no
+        cheap pre-run check: a local root's files are checked by their stat before each run
+        (:mod:`.repair`); hashing every object before each run would read the whole vault."""
+        name, source = table_name(table), self.path(table)
+        when = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        home, folder = self.root.rsplit("/", 1)
+        moved = f"{home}/{QUARANTINE}/{when}/{folder}/{source.rsplit('/', 1)[1]}"
+        self.fs.copy(source, moved)
+        self.fs.pipe_file(f"{moved}.problem.txt", f"{problem}\n".encode())
+        self.fs.rm(source)
+        with contextlib.suppress(FileNotFoundError):
+            self.fs.rm(self._sidecar(table))
+        return VaultError(f"table {name!r} was damaged ({self.fs.unstrip_protocol(source)}: "
+                          f"{problem}): moved to {self.fs.unstrip_protocol(moved)}; "
+                          "`vault materialize` builds it again from the raw zone")
 
     def read(self, schema: TableSchema, columns: Sequence[str] | None = None) -> pl.DataFrame:
         """A table, or an empty frame of its schema when it was never written."""
