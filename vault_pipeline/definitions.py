@@ -8,6 +8,7 @@ import dagster as dg
 from assets import VaultResource, all_assets, all_checks, harvest_assets
 from assets.io_manager import VaultTableIOManager
 from sensors import all_jobs, all_schedules, all_sensors
+from vault_pipeline.pipeline.settings import check_home
 from vault_pipeline.store.paths import VaultPaths
 
 
@@ -25,5 +26,11 @@ def build_defs(paths: VaultPaths | None = None) -> dg.Definitions:
 
 @dg.definitions
 def defs() -> dg.Definitions:
-    """What `dagster dev -m vault_pipeline.definitions` loads (`vault dev` sets the home)."""
-    return build_defs()
+    """What `dagster dev -m vault_pipeline.definitions` loads (`vault dev` sets the home).
+    The vault's settings are checked here, as `vault materialize` checks them before a run:
+    a bad `vault.toml` or `VAULT_*` value fails the code location in one line, so the UI
+    launches no run on settings that cannot resolve."""
+    paths = VaultPaths.from_env()
+    built = build_defs(paths)
+    check_home(paths.home)
+    return built

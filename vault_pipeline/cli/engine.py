@@ -73,7 +73,7 @@ def _materialize(paths: VaultPaths, select: str | None, log_level: str = "INFO",
     os.environ["VAULT_HOME"] = paths.root  # the object-store URL when the root is one
     defs = build_defs(paths)
     everything = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
-    preflight.check_settings(paths)
+    settings_module.check_home(paths.home)
     preflight.check_run_config(paths, run_config, _op_configs(everything))
     try:
         selection = (_resolve_selection(defs, select) if select else

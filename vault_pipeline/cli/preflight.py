@@ -7,7 +7,6 @@ upstream that was never built would be read as empty and pass every check)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -18,21 +17,6 @@ from vault_pipeline.pipeline.stage import DECLARED
 from vault_pipeline.store.paths import VaultPaths
 
 RUN_CONFIG_KEYS = {"ops", "resources", "loggers", "execution"}
-
-
-def _has_input(section: str, layers: Mapping[str, Any]) -> bool:
-    prefix = f"VAULT_{section.upper()}_"
-    return bool(layers.get(section)) or any(k.startswith(prefix) for k in os.environ)
-
-
-def check_settings(paths: VaultPaths) -> None:
-    """Every section the vault sets (in a file or a `VAULT_*` variable) resolved now."""
-    config.check_sections(paths.home, config.SECTIONS)
-    layers = config.file_layers(paths.home)
-    for section, classes in sorted(config.SECTIONS.items()):
-        if _has_input(section, layers):
-            for cls in classes:
-                config.resolve(cls, section, home=paths.home)
 
 
 def _fields(config_type: Any) -> dict[str, Any] | None:

@@ -138,6 +138,23 @@ def check_sections(home: Path | None, known: set[str] | list[str]) -> None:
                              f"([{section}] then its keys)")
 
 
+def _has_input(section: str, layers: Mapping[str, Any]) -> bool:
+    prefix = f"VAULT_{section.upper()}_"
+    return bool(layers.get(section)) or any(k.startswith(prefix) for k in os.environ)
+
+
+def check_home(home: Path | None) -> None:
+    """Every section a vault sets (in a file or a `VAULT_*` variable) resolved now, against
+    the sections registered so far: what `vault materialize` and the UI's code location
+    check before any run, so that a bad setting is one line and no run is recorded."""
+    check_sections(home, SECTIONS)
+    layers = file_layers(home)
+    for section, classes in sorted(SECTIONS.items()):
+        if _has_input(section, layers):
+            for cls in classes:
+                resolve(cls, section, home=home)
+
+
 def _kind(annotation: Any) -> Any:
     """The field's type without Optional (``int | None`` → ``int``)."""
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
