@@ -650,3 +650,60 @@ def test_a_refresh_on_the_bucket_sees_new_raw_files(s3_vault: VaultPaths,
     assert fingerprints._raw_stamp(s3_vault) != stamp
     papers()
     assert s3_vault.store.rows(PAPERS) > first
+
+
+def test_a_damaged_index_on_the_bucket_is_one_line_then_set_aside_and_rebuilt(
+        s3_vault: VaultPaths, s3_endpoint: str) -> None:
+    """The index stage records its objects' sizes and ETags beside the index; an object
+    rewritten afterwards (zeroed, same size) makes every read one line naming it and the
+    repair; `vault verify`'s check and the next build move the index under ``quarantine/``
+    and build it again."""
+    from testing.splits_vault import CUTOFF, papers_frame, views_frame
+    from vault_pipeline.executors.settings import ExecutorSettings
+    from vault_pipeline.index.lance_index import open_index
+    from vault_pipeline.index.layout import INDEX_FOLDER
+    from vault_pipeline.index.stage import STAGE as INDEX_STAGE
+    from vault_pipeline.pipeline.stage import RunContext
+    from vault_pipeline.splits.build import build_splits
+    from vault_pipeline.splits.settings import SplitSettings
+    from vault_pipeline.store.repair import object_folder, set_aside_damaged_objects
+
+    def build(log: list[str]) -> None:
+        INDEX_STAGE.run(s3_vault, INDEX_STAGE.resolve(home=s3_vault.home), RunContext(
+            log=log.append, settings={"compute": ExecutorSettings(),
+                                      "splits": SplitSettings(cutoff=CUTOFF)}))
+
+    def zero_largest() -> str:
+        fs, folder = object_folder(s3_vault, INDEX_FOLDER)
+        sizes = {k: v["size"] for k, v in fs.find(folder, detail=True).items()}
+        key = max(sizes, key=sizes.get)
+        fs.pipe_file(key, bytes(sizes[key]))
+        return key[len(folder) + 1:]
+
+    s3_vault.store.write(PAPERS, papers_frame())
+    with s3_vault.store.writing("views") as tmp:
+        views_frame().write_parquet(tmp)
+    build_splits(s3_vault, SplitSettings(cutoff=CUTOFF))
+    build([])
+    rows = open_index(s3_vault).count_rows()
+    assert "vault/index/views_index.lance.objects.json" in _keys(s3_endpoint, s3_vault.remote)
+    assert set_aside_damaged_objects(s3_vault, [INDEX_FOLDER]) == []
+
+    name = zero_largest()
+    with pytest.raises(VaultError) as found:
+        open_index(s3_vault)
+    line = str(found.value)
+    assert "\n" not in line and f"{name} altered" in line and "vault materialize" in line
+    log: list[str] = []
+    build(log)  # the build sets the damaged index aside first, then builds it whole
+    assert any("repaired:" in entry and "moved to quarantine/" in entry for entry in log), log
+    assert open_index(s3_vault).count_rows() == rows
+    kept = [k for k in _keys(s3_endpoint, s3_vault.remote) if k.startswith("vault/quarantine/")]
+    assert any(k.endswith(f"index/views_index.lance/{name}") for k in kept), kept
+    assert any(k.endswith("views_index.lance.problem.txt") for k in kept), kept
+
+    zero_largest()
+    [aside] = set_aside_damaged_objects(s3_vault, [INDEX_FOLDER])
+    assert "index/views_index.lance was damaged" in aside
+    assert not any(k.startswith("vault/index/views_index.lance")
+                   for k in _keys(s3_endpoint, s3_vault.remote))

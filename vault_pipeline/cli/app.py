@@ -288,15 +288,15 @@ def verify(home: HomeOption = None) -> None:
     for target, problem in derived:
         typer.secho(f"  ! {target.relative_to(paths.home)}: {problem}",
                     fg=typer.colors.YELLOW, err=True)
-    set_aside = repair.set_aside_damaged_objects(paths)
+    set_aside = repair.set_aside_damaged_objects(paths, fingerprints.FOLDER_OUTPUTS.values())
     for line in set_aside:
         typer.secho(f"  ! {line}", fg=typer.colors.YELLOW, err=True)
     if problems:
         raise _fail(f"{len(problems)} of {len(records)} raw file(s) damaged: restore them "
                     "with `vault import` of the original files")
     if set_aside:
-        raise _fail(f"{len(set_aside)} table(s) damaged on the object store, set aside: "
-                    "`vault materialize` builds them again from the raw zone")
+        raise _fail(f"{len(set_aside)} table(s) or folder(s) damaged on the object store, "
+                    "set aside: `vault materialize` builds them again from the raw zone")
     if derived:
         raise _fail(f"{len(derived)} derived file(s) damaged: `vault materialize` "
                     "quarantines them and rebuilds them from the raw zone")

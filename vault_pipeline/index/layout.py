@@ -53,14 +53,26 @@ def index_table_dir(paths: VaultPaths) -> Path:
     return index_dir(paths) / f"{TABLE}.lance"
 
 
-def check_index(paths: VaultPaths) -> None:
-    """A damaged local index (a file missing or altered since it was written) is a one-line
-    VaultError naming the file and the repair."""
-    from vault_pipeline.store.checksums import check_folder
+INDEX_FOLDER = f"index/{TABLE}.lance"  # the table's folder under the root, local or not
 
-    folder = index_table_dir(paths)
-    if not paths.remote and (problem := check_folder(folder)) is not None:
-        raise VaultError(f"the index is damaged ({folder}: {problem}); run `vault "
+
+def index_problem(paths: VaultPaths) -> str | None:
+    """What is wrong with the built index (a file or object missing or altered since it was
+    written), or None; local files by their checksums, objects by their listing."""
+    if paths.remote:
+        from vault_pipeline.store import object_folders, repair
+
+        return object_folders.check(*repair.object_folder(paths, INDEX_FOLDER))
+    from vault_pipeline.store import checksums  # alone: a local search loads no table code
+
+    return checksums.check_folder(index_table_dir(paths))
+
+
+def check_index(paths: VaultPaths) -> None:
+    """A damaged index is a one-line VaultError naming the file and the repair."""
+    if (problem := index_problem(paths)) is not None:
+        where = f"{paths.remote}/{INDEX_FOLDER}" if paths.remote else index_table_dir(paths)
+        raise VaultError(f"the index is damaged ({where}: {problem}); run `vault "
                          "materialize` to quarantine it and rebuild it from the views")
 
 

@@ -20,12 +20,12 @@ from vault_pipeline.embeddings.embedders import (
 from vault_pipeline.errors import VaultError
 from vault_pipeline.executors import make_executor
 from vault_pipeline.index.lance_index import IndexReport, IndexSettings, build_index, index_dir
-from vault_pipeline.index.layout import index_table_dir
+from vault_pipeline.index.layout import INDEX_FOLDER, index_table_dir
 from vault_pipeline.pipeline.stage import Artifact, Counts, RunContext, Stage, StageResult
 from vault_pipeline.schemas import VIEWS_INDEX
-from vault_pipeline.store import checksums
+from vault_pipeline.store import checksums, object_folders
 from vault_pipeline.store.paths import VaultPaths
-from vault_pipeline.store.repair import quarantine
+from vault_pipeline.store.repair import object_folder, quarantine_folder
 
 
 @dataclass(frozen=True)
@@ -66,17 +66,22 @@ def run_index(paths: VaultPaths, settings: IndexBuildSettings, context: RunConte
         settings.model, settings.batch_size, settings.device, settings.allow_download,
         settings.backend))
     executor = make_executor(context.uses("compute"))
-    folder = index_table_dir(paths)
-    if not paths.remote:  # the index is brought in step in place: verified first
-        if (problem := checksums.check_folder(folder)) is not None:
-            context.log(f"repaired: {quarantine(paths, folder, problem)}")
-        checksums.open_folder(folder)
+    # The index is brought in step in place: verified first, marked open while written.
+    if (found := quarantine_folder(paths, INDEX_FOLDER)) is not None:
+        context.log(f"repaired: {found}")
+    if paths.remote:
+        fs, folder = object_folder(paths, INDEX_FOLDER)
+        object_folders.open_for_write(fs, folder)
+    else:
+        checksums.open_folder(index_table_dir(paths))
     report = build_index(paths, load(), IndexSettings(
         ann_min_rows=settings.ann_min_rows, exclude_evaluation=settings.exclude_evaluation,
         cutoff=context.uses("splits").cutoff),
         executor=executor, load=load, progress=context.progress)
-    if not paths.remote:
-        checksums.commit_folder(folder)
+    if paths.remote:
+        object_folders.commit(fs, folder)
+    else:
+        checksums.commit_folder(index_table_dir(paths))
     if settings.backend == "torch":  # export for searches now, while torch is loaded anyway
         with contextlib.suppress(VaultError):
             load_query_embedder(settings.model)

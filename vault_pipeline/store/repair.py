@@ -3,7 +3,8 @@ every table's file and every folder output with a record (the LanceDB index) is 
 against its checksums (:mod:`.checksums`); a damaged one is moved under
 ``quarantine/<when>/`` with a note of what was wrong (kept, never deleted), and is then simply
 missing, which the fingerprints read as "build it again". On an object-store root a table
-is set aside as its damage is read (:meth:`.tables.TableStore._set_aside`)."""
+is set aside as its damage is read (:meth:`.tables.TableStore._set_aside`), and a folder
+output by its objects' listing (:mod:`.object_folders`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from vault_pipeline.store import checksums
+import fsspec
+
+from vault_pipeline.store import checksums, object_folders
 from vault_pipeline.store.layout import local_tables
 from vault_pipeline.store.paths import VaultPaths
 from vault_pipeline.store.tables import QUARANTINE
@@ -25,7 +28,7 @@ class Quarantined:
 
     path: str
     problem: str
-    moved_to: Path
+    moved_to: PurePosixPath | Path  # under the root
 
     def __str__(self) -> str:
         return (f"{self.path} was damaged ({self.problem}): moved to {self.moved_to}; "
@@ -67,14 +70,40 @@ def damaged(paths: VaultPaths, folders: Iterable[str] = (), full: bool = False
 
 
 def quarantine_damaged(paths: VaultPaths, folders: Iterable[str] = ()) -> list[Quarantined]:
-    """Move every damaged table and folder output aside (see :func:`damaged`)."""
+    """Move every damaged table and folder output aside (see :func:`damaged`); on an
+    object-store root, every damaged folder output (its tables are set aside as read)."""
+    if paths.remote:
+        return [found for folder in folders
+                if (found := quarantine_folder(paths, folder)) is not None]
     return [quarantine(paths, target, problem) for target, problem in damaged(paths, folders)]
 
 
-def set_aside_damaged_objects(paths: VaultPaths) -> list[str]:
-    """On an object-store root, every table fetched and hashed, a damaged one set aside
-    (one line each); nothing on a local root, whose files :func:`damaged` checks."""
+def object_folder(paths: VaultPaths, folder: str) -> tuple[fsspec.AbstractFileSystem, str]:
+    """The filesystem and path of a folder output under an object-store root."""
+    assert paths.remote is not None
+    return fsspec.core.url_to_fs(f"{paths.remote}/{folder}", use_listings_cache=False)
+
+
+def quarantine_folder(paths: VaultPaths, folder: str) -> Quarantined | None:
+    """Move one folder output (a path under the root) aside if it is damaged."""
+    if not paths.remote:
+        target = paths.home / folder
+        problem = checksums.check_folder(target)
+        return quarantine(paths, target, problem) if problem is not None else None
+    fs, path = object_folder(paths, folder)
+    if (problem := object_folders.check(fs, path)) is None:
+        return None
+    home = path[:-len(folder)].rstrip("/")
+    moved = object_folders.set_aside(fs, home, path, problem)
+    return Quarantined(folder, problem, PurePosixPath(moved[len(home) + 1:]))
+
+
+def set_aside_damaged_objects(paths: VaultPaths, folders: Iterable[str] = ()) -> list[str]:
+    """On an object-store root, every table fetched and hashed and every folder output's
+    listing checked, a damaged one set aside (one line each); nothing on a local root, whose
+    files :func:`damaged` checks."""
     if not paths.remote:
         return []
     store = paths.store
-    return [line for name in store.names() if (line := store.set_aside_if_damaged(name))]
+    tables = [line for name in store.names() if (line := store.set_aside_if_damaged(name))]
+    return tables + [str(found) for found in quarantine_damaged(paths, folders)]
