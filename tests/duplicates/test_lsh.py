@@ -4,6 +4,7 @@ pair once), whatever the block sizes, and compares nothing when nothing is new."
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +48,7 @@ def whole(sig: np.ndarray, n_old: int, threshold: float) -> set[tuple[int, int]]
 
 def blocks(sig: np.ndarray, cuts: list[int]) -> list[np.ndarray]:
     edges = [0, *sorted(set(cuts)), len(sig)]
-    return [sig[x:y] for x, y in zip(edges, edges[1:], strict=False)]
+    return [sig[x:y] for x, y in itertools.pairwise(edges)]
 
 
 @given(st.integers(0, 2**16), st.integers(2, 60), st.data())
@@ -85,3 +86,15 @@ def test_nothing_new_compares_nothing_and_verify_reads_a_batch_at_a_time(tmp_pat
         lsh.VERIFY_BATCH = lsh_batch
     assert small.equals(engine.verify(candidates, 0.25))
     assert set(small.select("a", "b").iter_rows()) == whole(sig, 0, 0.25)
+
+
+def test_stage_signs_blocks_capped_by_texts_and_characters(monkeypatch) -> None:
+    from vault_pipeline.duplicates.build import _signed_blocks
+
+    monkeypatch.setattr(lsh, "BLOCK", 3)
+    monkeypatch.setattr(lsh, "BLOCK_CHARS", 10)
+    texts = ["aaaa bbbb", "c", "a text longer than the cap", "e f", "g", "h", "i"]
+    got = list(_signed_blocks(texts, PARAMS))
+    assert [len(b) for b in got] == [2, 1, 3, 1]  # 10 chars; one long text alone; 3 texts
+    assert np.vstack(got).tolist() == minhash.signatures(pl.Series(texts), PARAMS).tolist()
+    assert list(_signed_blocks([], PARAMS)) == []

@@ -120,9 +120,17 @@ def _stored_blocks(old: pl.DataFrame, num_perm: int) -> Iterator[np.ndarray]:
 
 
 def _signed_blocks(texts: list[str], params: minhash.MinHashParams) -> Iterator[np.ndarray]:
-    for start in range(0, len(texts), lsh.BLOCK):
-        yield minhash.signatures(pl.Series(texts[start:start + lsh.BLOCK], dtype=pl.String),
-                                 params)
+    """Signatures of at most :data:`lsh.BLOCK` texts or :data:`lsh.BLOCK_CHARS` characters
+    at a time (a full text is some 60 abstracts: its blocks hold fewer texts)."""
+    start = 0
+    while start < len(texts):
+        end, chars = start, 0
+        while end < len(texts) and end - start < lsh.BLOCK and (
+                end == start or chars + len(texts[end]) <= lsh.BLOCK_CHARS):
+            chars += len(texts[end])
+            end += 1
+        yield minhash.signatures(pl.Series(texts[start:end], dtype=pl.String), params)
+        start = end
 
 
 def minhash_method(method: str, ids: list[str], texts: list[str], stored: pl.DataFrame,

@@ -20,6 +20,7 @@ import polars as pl
 from vault_pipeline.duplicates.minhash import MinHashParams, band_keys, estimate
 
 BLOCK = 5_000  # texts signed, and stored signatures read, at a time
+BLOCK_CHARS = 5_000_000  # characters signed at a time (5,000 abstracts; 80 full texts)
 VERIFY_BATCH = 4096  # candidate pairs per verification batch: at most 8,192 rows read
 PAIR_SCHEMA = {"a": pl.Int64, "b": pl.Int64, "score": pl.Float64}
 
