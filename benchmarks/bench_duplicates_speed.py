@@ -2,16 +2,22 @@
 datatrove's MinHash deduplication (its four steps: signatures, buckets, clusters, filter),
 on the same synthetic abstracts with planted near-duplicates, side by side in one run:
 
-    python benchmarks/bench_duplicates_speed.py --sizes 20000 100000 --datatrove-max 20000
+    python benchmarks/bench_duplicates_speed.py --fast-corpus \
+        --sizes 20000 100000 1000000 --datatrove-python <python with datatrove>
 
 Each side runs in its own process pinned to one thread (POLARS_MAX_THREADS, RAYON_NUM_THREADS,
-OMP_NUM_THREADS = 1) and is timed in CPU seconds of its work (imports and model loads
-excluded), so texts per second is texts per core; peak RSS is the process's own.
-Both sides use 5-word shingles and 14 bands of 8 hashes (datatrove's defaults), and datatrove
-its default English word tokenizer (spaCy). datatrove runs only up to ``--datatrove-max``
-texts: at ~170 texts/s per core it would need hours on a million. datatrove 0.10 passes str
-to xxhash, which xxhash 4 rejects: the benchmark encodes to bytes first, as xxhash 3 did
-inside. Planted duplicates (2 %: a copy with 3 words replaced) give each side's recall."""
+OMP_NUM_THREADS = 1; DuckDB one thread) and is timed in CPU seconds of its work (imports
+excluded), so texts per second is texts per core; peak RSS is the process's own (VmHWM).
+This stage's side is the stage's code (:mod:`vault_pipeline.duplicates.lsh`): blocks of
+5,000 texts read from the Parquet corpus, signed, appended; candidates by DuckDB's join;
+verification reading only the candidates' rows. datatrove runs in the background, niced,
+smallest size first, while this side runs, within ``--datatrove-budget`` wall seconds (a
+size not done by then is reported as such). Both sides use 5-word shingles, 112 hashes
+(datatrove its defaults, 14 bands of 8; ours 28 x 4) and datatrove its default English word
+tokenizer (spaCy; its `xx` tokenizer measured 8 % faster, not worth a change of setting).
+datatrove 0.10 passes str to xxhash, which xxhash 4 rejects: the benchmark encodes to bytes
+first, as xxhash 3 did inside. Planted duplicates (2 %: a copy with 3 words replaced) give
+each side's recall, with a 95 % Wilson interval."""
 
 from __future__ import annotations
 
@@ -243,27 +249,31 @@ def datatrove_in_background(corpora: dict[int, Path], args: argparse.Namespace
     return thread, results
 
 
-def recall(removed: list[str], dup_of: dict[str, str]) -> tuple[float, int]:
-    """Share of planted copies removed, and removals that are not planted copies (a pair of
-    planted copies of one text may keep either, so both are counted as planted)."""
+def recall(removed: list[str], dup_of: dict[str, str]) -> tuple[int, int, int]:
+    """(planted copies removed, planted copies, removals that are not planted copies): a
+    pair of planted copies of one text may keep either, so both are counted as planted."""
     gone = set(removed)
     planted = set(dup_of) | set(dup_of.values())
     hit = sum(1 for copy, source in dup_of.items() if copy in gone or source in gone)
-    return hit / len(dup_of) if dup_of else float("nan"), len(gone - planted)
+    return hit, len(dup_of), len(gone - planted)
 
 
 def report(n: int, name: str, r: dict, dup_of: dict[str, str], other: dict | None) -> None:
+    from vault_pipeline.integrity.estimate import wilson
+
     if "error" in r:
         print(f"{n:9d} {name:>10s} {r['error']}", flush=True)
         return
     rate = n / r["cpu_seconds"]
-    got, extra = recall(r["removed"], dup_of)
+    hit, total, extra = recall(r["removed"], dup_of)
+    got, low, high = wilson(hit, total)
     ratio = ""
     if name == "ours" and other and "error" not in other:
         ratio = f"{rate / (n / other['cpu_seconds']):.1f}x"
     stages = " ".join(f"{k} {v:.1f}" for k, v in r.get("stages", {}).items())
     print(f"{n:9d} {name:>10s} {rate:13.0f} {r['seconds']:8.1f} {r['cpu_seconds']:8.1f} "
-          f"{r['peak_rss_mb']:8.0f} {got:7.3f} {extra:6d} {ratio:>6s}  {stages}", flush=True)
+          f"{r['peak_rss_mb']:8.0f} {got:7.3f} [{low:.3f}, {high:.3f}] {hit}/{total} "
+          f"{extra:6d} {ratio:>6s}  {stages}", flush=True)
 
 
 def load_line() -> str:
@@ -299,8 +309,8 @@ def main() -> None:
         thread, theirs = datatrove_in_background(corpora, args)
         ours = {}
         print(f"{'texts':>9s} {'side':>10s} {'texts/s/core':>13s} {'wall s':>8s} "
-              f"{'cpu s':>8s} {'peak MB':>8s} {'recall':>7s} {'extra':>6s} {'ratio':>6s}  "
-              "cpu s by step")
+              f"{'cpu s':>8s} {'peak MB':>8s} {'recall [95% CI] found/planted':>30s} "
+              f"{'extra':>6s} {'ratio':>6s}  cpu s by step")
         for n, corpus in corpora.items():
             ours[n] = measure("ours", corpus, args.chunk)
             dup_of = {a: b for a, b in pl.read_parquet(corpus).select("id", "dup_of")
