@@ -3,9 +3,9 @@ appended to one flat file (only the rows being verified are read back), band key
 written per block as Parquet, candidate pairs come from a DuckDB join of those files
 (DuckDB spills to disk past its memory limit) and are verified a bounded batch at a time.
 
-The pairs are those of :func:`minhash.candidates` and :func:`minhash.estimate`: two rows
-sharing one band key, every new row against the stored rows and the other new ones, each
-pair once, kept when the estimated Jaccard reaches the threshold."""
+The pairs are the whole-corpus definition's: two rows sharing one band key
+(:func:`minhash.band_keys`), every new row against the stored rows and the other new ones,
+each pair once, kept when :func:`minhash.estimate` reaches the threshold."""
 
 from __future__ import annotations
 
