@@ -17,7 +17,9 @@ size not done by then is reported as such). Both sides use 5-word shingles, 112 
 tokenizer (spaCy; its `xx` tokenizer measured 8 % faster, not worth a change of setting).
 datatrove 0.10 passes str to xxhash, which xxhash 4 rejects: the benchmark encodes to bytes
 first, as xxhash 3 did inside. Planted duplicates (2 %: a copy with 3 words replaced) give
-each side's recall, with a 95 % Wilson interval."""
+each side's recall, with a 95 % Wilson interval. datatrove runs in its own environment, so
+its dependencies do not touch the project's: `pip install datatrove==0.10.1 spacy regex
+tokenizers pyarrow orjson polars xxhash`."""
 
 from __future__ import annotations
 
