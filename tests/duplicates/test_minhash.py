@@ -1,5 +1,5 @@
 """MinHash signatures and LSH: equal texts collide, the estimate tracks the true Jaccard,
-empty and short texts are handled, and candidates are each pair once, new against stored."""
+and empty and short texts are handled (the LSH over them: test_lsh.py)."""
 
 from __future__ import annotations
 
@@ -51,13 +51,3 @@ def test_estimate_tracks_jaccard_and_empty_texts_never_collide() -> None:
 def test_short_text_is_one_shingle_of_its_words() -> None:
     a, b, c = sig("graph neural nets", "Graph neural nets!", "graph neural")
     assert (a == b).all() and not (a == c).all()
-
-
-def test_candidates_new_against_stored_each_pair_once() -> None:
-    texts = ["the same words in the same order for both texts here",
-             "a completely different text about something else entirely now",
-             "the same words in the same order for both texts here"]
-    keys = minhash.band_keys(sig(*texts), PARAMS)
-    assert minhash.candidates(keys[2:], keys[:2]).rows() == [(0, 2)]  # stored 0, new 2
-    assert minhash.candidates(keys, keys[:0]).rows() == [(0, 2)]
-    assert minhash.candidates(keys[:0], keys).is_empty()  # nothing new: nothing compared

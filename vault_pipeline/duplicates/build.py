@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-from vault_pipeline.duplicates import minhash, ngrams, records, semantic
+from vault_pipeline.duplicates import lsh, minhash, ngrams, records, semantic
 from vault_pipeline.duplicates.clusters import build_clusters
 from vault_pipeline.duplicates.exact import PAIR_COLUMNS, empty_pairs, exact_pairs
 from vault_pipeline.duplicates.settings import NO_EMBEDDER, DuplicatesSettings
@@ -104,27 +105,48 @@ def _signature_rows(method: str, params: str, t: _Texts, signatures=None, vector
     new = pl.DataFrame({
         "id": t.ids[t.n_old:], "method": [method] * n_new, "params": [params] * n_new,
         "text_sha256": t.new_sha,
-        "signature": list(signatures) if signatures is not None else [None] * n_new,
+        "signature": (pl.Series(signatures).cast(pl.List(pl.UInt32))
+                      if signatures is not None else [None] * n_new),
         "vector": list(vectors) if vectors is not None else [None] * n_new},
         schema=SIGNATURE_COLUMNS)
     return pl.concat([t.old.select(list(SIGNATURE_COLUMNS)), new])
 
 
+def _stored_blocks(old: pl.DataFrame, num_perm: int) -> Iterator[np.ndarray]:
+    """The stored signatures, a block of rows at a time, as (rows, num_perm) arrays."""
+    for start in range(0, old.height, lsh.BLOCK):
+        column = old["signature"].slice(start, lsh.BLOCK)
+        yield column.explode().to_numpy().astype(np.uint32).reshape(len(column), num_perm)
+
+
+def _signed_blocks(texts: list[str], params: minhash.MinHashParams) -> Iterator[np.ndarray]:
+    """Signatures of at most :data:`lsh.BLOCK` texts or :data:`lsh.BLOCK_CHARS` characters
+    at a time (a full text is some 60 abstracts: its blocks hold fewer texts)."""
+    start = 0
+    while start < len(texts):
+        end, chars = start, 0
+        while end < len(texts) and end - start < lsh.BLOCK and (
+                end == start or chars + len(texts[end]) <= lsh.BLOCK_CHARS):
+            chars += len(texts[end])
+            end += 1
+        yield minhash.signatures(pl.Series(texts[start:end], dtype=pl.String), params)
+        start = end
+
+
 def minhash_method(method: str, ids: list[str], texts: list[str], stored: pl.DataFrame,
                    previous: pl.DataFrame | None, params: minhash.MinHashParams,
-                   threshold: float) -> tuple[pl.DataFrame, pl.DataFrame, _Texts]:
-    """(pairs, signature rows, texts) of one MinHash method, comparing new texts only."""
+                   threshold: float, work: Path | None = None
+                   ) -> tuple[pl.DataFrame, pl.DataFrame, _Texts]:
+    """(pairs, signature rows, texts) of one MinHash method, comparing new texts only;
+    signing, candidates and verification a block at a time (:mod:`.lsh`)."""
     key = f"{params.name()}:t{threshold}"
     t = _split(method, key, ids, texts, stored)
-    old_sig = (np.asarray(t.old["signature"].to_list(), dtype=np.uint32)
-               .reshape(t.n_old, params.num_perm))
-    new_sig = minhash.signatures(pl.Series(t.new_texts, dtype=pl.String), params)
-    every = np.vstack([old_sig, new_sig])
-    found = minhash.candidates(minhash.band_keys(new_sig, params),
-                               minhash.band_keys(old_sig, params))
-    a, b = found["a"].to_numpy(), found["b"].to_numpy()
-    scored = found.with_columns(score=minhash.estimate(every[a], every[b])) \
-        .filter(pl.col("score") >= threshold)
+    signed: list[np.ndarray] = []
+    scored, _ = lsh.lsh_pairs(_stored_blocks(t.old, params.num_perm),
+                              _signed_blocks(t.new_texts, params), params, threshold, work,
+                              on_new=signed.append)
+    new_sig = (np.vstack(signed) if signed
+               else np.zeros((0, params.num_perm), dtype=np.uint32))
     evidence = pl.format(f"estimated Jaccard {{}} of {params.ngram}-word shingles "
                          f"(LSH {params.bands}x{params.rows})", pl.col("score").round(3))
     pairs = pl.concat([_kept(previous, method, t.ids[:t.n_old]),
@@ -199,10 +221,11 @@ def view_texts(views: pl.DataFrame | None) -> tuple[list[str], list[str]]:
 def compute_duplicates(recs: pl.DataFrame, documents: pl.DataFrame | None,
                        views: pl.DataFrame | None, settings: DuplicatesSettings,
                        stored: pl.DataFrame | None, previous: pl.DataFrame | None,
-                       embedder=None, clock: Callable[[], float] = time.perf_counter
+                       embedder=None, clock: Callable[[], float] = time.perf_counter,
+                       work: Path | None = None
                        ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, DuplicatesReport]:
     """(pairs, clusters, signatures, report): a pure function of the records and what the
-    last run stored."""
+    last run stored (``work``: where the MinHash methods' block files go meanwhile)."""
     report = DuplicatesReport(records=recs.height,
                               by_source=dict(recs.group_by("source").len().sort("source")
                                              .iter_rows()))
@@ -218,9 +241,9 @@ def compute_duplicates(recs: pl.DataFrame, documents: pl.DataFrame | None,
     doc_ids, doc_texts = fulltexts(documents, settings.fulltext_chars)
     view_ids, view_text = view_texts(views)
     runs = [(ABSTRACT, lambda: minhash_method(ABSTRACT, ids, abstracts, stored, previous,
-                                              params, settings.abstract_threshold)),
+                                              params, settings.abstract_threshold, work)),
             (FULLTEXT, lambda: minhash_method(FULLTEXT, doc_ids, doc_texts, stored, previous,
-                                              params, settings.fulltext_threshold)),
+                                              params, settings.fulltext_threshold, work)),
             (VIEWS_OVERLAP, lambda: overlap_method(view_ids, view_text, stored, previous,
                                                    settings.overlap_n,
                                                    settings.overlap_threshold))]
@@ -263,10 +286,11 @@ def build_duplicates(paths: VaultPaths, settings: DuplicatesSettings, embedder=N
     store = paths.store
     recs = records.gather(store.read_optional(PAPERS), store.read_optional(SUBMISSIONS),
                           store.read_optional(CITATION_COUNTS))
+    paths.scratch.mkdir(parents=True, exist_ok=True)
     pairs, clusters, sigs, report = compute_duplicates(
         recs, store.read_optional(DOCUMENTS), store.read_optional(VIEWS), settings,
         store.read_optional(DUPLICATE_SIGNATURES), store.read_optional(DUPLICATE_PAIRS),
-        embedder)
+        embedder, work=paths.scratch)
     if recs.is_empty():
         report.warnings.append("no records (no papers, submissions or S2 papers): nothing "
                                "to compare")

@@ -5,7 +5,8 @@ word hashed once, shingles hashed from consecutive word hashes with NumPy, and s
 computed by `rensa` from the one flat buffer of shingle hashes
 (`RMinHash.digest_matrix_from_flat_token_hashes`). Measured on 20,000 abstracts, one core:
 rensa's MinHash 214,000 texts/s, datasketch 2,900 texts/s and datatrove's signature step
-(spaCy words, NumPy per text) 170 texts/s (benchmarks/bench_duplicates_speed.py)."""
+(spaCy words, NumPy per text) 170 texts/s (benchmarks/bench_duplicates_speed.py). The
+candidates and their verification, a block at a time, are :mod:`.lsh`'s."""
 
 from __future__ import annotations
 
@@ -107,24 +108,3 @@ def band_keys(sig: np.ndarray, params: MinHashParams) -> np.ndarray:
 def estimate(sig_a: np.ndarray, sig_b: np.ndarray) -> np.ndarray:
     """Estimated Jaccard similarity of row pairs (share of equal signature values)."""
     return (sig_a == sig_b).mean(axis=1)
-
-
-def candidates(new_keys: np.ndarray, old_keys: np.ndarray) -> pl.DataFrame:
-    """Row pairs (``a`` of the old rows or new, ``b`` of the new; new rows numbered after
-    the old) sharing a band: every new text against the stored ones and the other new
-    ones, never a text against itself, each pair once. What a refresh compares: new texts
-    only. One band at a time, so the join holds 16 bytes per text, not per text and band."""
-    n_old, n_new = old_keys.shape[0], new_keys.shape[0]
-    bands = new_keys.shape[1] if new_keys.ndim == 2 else 0
-    rows = np.arange(n_old + n_new, dtype=np.int64)
-    found = []
-    for band in range(bands if n_new else 0):
-        every = pl.DataFrame({"row": rows, "key": np.concatenate(
-            [old_keys[:, band], new_keys[:, band]])}).filter(pl.col("key") != 0)
-        fresh = every.filter(pl.col("row") >= n_old)
-        found.append(fresh.join(every, on="key", suffix="_other")
-                     .filter(pl.col("row_other") < pl.col("row"))
-                     .select(a="row_other", b="row"))
-    if not found:
-        return pl.DataFrame(schema={"a": pl.Int64, "b": pl.Int64})
-    return pl.concat(found).unique().sort("a", "b")
