@@ -21,6 +21,7 @@ from oaipmh_scythe.exceptions import BadResumptionToken, NoRecordsMatch, OAIPMHE
 from oaipmh_scythe.iterator import OAIResponseIterator
 
 from vault_pipeline.errors import RawFormatError
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.sources.context import HarvestContext
 from vault_pipeline.sources.cursor import cursor_key
 from vault_pipeline.sources.http import HarvestError, PoliteClient
@@ -41,14 +42,13 @@ class PoliteScythe(Scythe):
 
 
 @dataclass
-class OaiReport:
+class OaiReport(Counters, counts=("pages", "records", "new_files", "restarts")):
+    """One window's harvest: pages and records read, raw files new to the zone, and restarts
+    of a list whose resumption token expired."""
+
     window: str
     skipped: bool = False
     resumed: bool = False
-    pages: int = 0
-    records: int = 0
-    new_files: int = 0
-    restarts: int = 0
     complete: bool = False
     files: list[str] = field(default_factory=list)
 

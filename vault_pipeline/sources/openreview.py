@@ -19,6 +19,7 @@ from typing import Any
 import openreview
 from openreview.api import OpenReviewClient
 
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.raw.zone import RawFile
 from vault_pipeline.sources.context import HarvestContext
 from vault_pipeline.sources.cursor import cursor_key
@@ -107,14 +108,14 @@ def invitation_names(connection: VenueClient, venue: VenueSettings) -> dict[str,
 
 
 @dataclass
-class VenueReport:
+class VenueReport(Counters, counts=("pages", "notes", "requests")):
+    """One venue's harvest: pages, notes and requests; ``total``: the notes the API says the
+    venue holds (when it says)."""
+
     venue: str
     skipped: bool = False
     resumed: bool = False
-    pages: int = 0
-    notes: int = 0
     total: int | None = None
-    requests: int = 0
     files: list[str] = field(default_factory=list)
 
 
