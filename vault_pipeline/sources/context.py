@@ -33,6 +33,17 @@ class Downloads(Counters, counts=("planned", "fetched", "already_present", "byte
 
 
 @dataclass
+class Listing(Counters, counts=("pages",)):
+    """What a resumable listing read page by page (an OAI-PMH window, an OpenReview venue)
+    did: skipped (listed to its end already), resumed from its cursor, the pages read, and
+    the raw files they were stored as (sha256)."""
+
+    skipped: bool = field(default=False, kw_only=True)
+    resumed: bool = field(default=False, kw_only=True)
+    files: list[str] = field(default_factory=list, kw_only=True)
+
+
+@dataclass
 class HarvestContext:
     paths: VaultPaths
     config: HarvestConfig
