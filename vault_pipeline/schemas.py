@@ -1142,6 +1142,10 @@ TOOL_CALLS = TableSchema(
     ),
 )
 
+EVAL_RUN_TABLES = (EVAL_SUMMARIES, EVAL_SUMMARY_FAILURES, EVAL_RUN_CALLS, EVAL_RUN_CALL_FAILURES,
+                   EVAL_RUN_PREDICTIONS, EVAL_RUN_METRICS)
+"""What the `evaluation_runs` stage writes (its report reads them, and `eval_cards`)."""
+
 ALL_TABLES: dict[str, TableSchema] = {
     t.name: t for t in (PAPERS, PAPER_VERSIONS, PAPERS_REJECTED, RAW_FILES, IMPORT_REJECTS,
                         SUBMISSIONS, REVIEWS, CITATIONS, CITATION_COUNTS, DOCUMENTS,
@@ -1151,10 +1155,7 @@ ALL_TABLES: dict[str, TableSchema] = {
                         ROLE_ARTIFACT_FAILURES, EVAL_IDEAS, EVAL_IDEA_FAILURES,
                         EVAL_POINTWISE, EVAL_PAIRWISE, EVAL_GROUPWISE, EVAL_REVIEW_POPULATION,
                         EVAL_REVIEW_STRATIFIED, EVAL_REVIEW_ANCHORS, EVAL_CITATION_WINDOWS,
-                        EVAL_EXCLUDED, EVAL_CARDS,
-                        EVAL_SUMMARIES, EVAL_SUMMARY_FAILURES, EVAL_RUN_CALLS,
-                        EVAL_RUN_CALL_FAILURES, EVAL_RUN_PREDICTIONS, EVAL_RUN_METRICS,
-                        TOOL_CALLS)
+                        EVAL_EXCLUDED, EVAL_CARDS, *EVAL_RUN_TABLES, TOOL_CALLS)
 }
 
 

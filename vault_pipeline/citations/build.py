@@ -14,18 +14,17 @@ from dataclasses import dataclass
 import polars as pl
 
 from vault_pipeline.parse.semantic_scholar import S2_KIND, parse_batch, unresolved_citing
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.raw.zone import RawZone
 from vault_pipeline.schemas import CITATION_COUNTS, CITATIONS
 from vault_pipeline.store.paths import VaultPaths
 
 
 @dataclass
-class CitationsReport:
-    files: int = 0
-    papers: int = 0
-    citations: int = 0
-    cited_with_arxiv_id: int = 0
-    unresolved_citing: int = 0  # citations-page entries with no citing paper id (no row)
+class CitationsReport(Counters, counts=("files", "papers", "citations", "cited_with_arxiv_id",
+                                        "unresolved_citing")):
+    """Responses read, papers and citations written; ``unresolved_citing``: citations-page
+    entries with no citing paper id (they make no row)."""
 
 
 def _newest(frame: pl.DataFrame, key: str, complete: str | None = None) -> pl.DataFrame:

@@ -23,6 +23,7 @@ from vault_pipeline.cli.modules import (  # loaded on first use: `vault --help` 
     sql_module,
     sql_output,
 )
+from vault_pipeline.cli.options import HomeOption
 from vault_pipeline.cli.planning import _run_config
 from vault_pipeline.cli.status import _last_materializations, _status_json
 from vault_pipeline.errors import VaultError
@@ -55,10 +56,7 @@ def _main(version: Annotated[bool, typer.Option(
         help="Print the version and exit.")] = False) -> None:
     """Research Idea Vault: harvest, parse and query a results-masked idea vault."""
 
-HomeOption = Annotated[  # a str: a Path would fold the `//` of an `s3://…` root
-    str | None,
-    typer.Option("--home", envvar="VAULT_HOME", help="Data root (default ./vault_home)."),
-]
+
 AsOfOption = Annotated[str | None, typer.Option(
     "--as-of", metavar="YYYY-MM-DD", help="A session's cutoff: only papers whose held version "
     "was created before this day.")]

@@ -31,6 +31,7 @@ from vault_pipeline.cli.modules import (  # the clients load on first use
     sources_context,
     stages,
 )
+from vault_pipeline.cli.options import HomeOption
 from vault_pipeline.cli.progress import bars
 from vault_pipeline.errors import VaultError
 from vault_pipeline.sources.settings import SECRET_ENV, HarvestConfig, load_config, secret
@@ -48,8 +49,6 @@ arxiv_app = typer.Typer(help="arXiv: OAI-PMH by datestamp, search API, ids, full
                         no_args_is_help=True)
 harvest_app.add_typer(arxiv_app, name="arxiv")
 
-HomeOption = Annotated[str | None, typer.Option(  # str: keeps `s3://`
-    "--home", envvar="VAULT_HOME", help="Data root (default ./vault_home).")]
 ConfigOption = Annotated[Path | None, typer.Option(
     "--config", help="Harvest config (TOML); default $VAULT_HARVEST_CONFIG, else "
                      "<data root>/harvest.toml when present.")]

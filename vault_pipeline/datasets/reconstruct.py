@@ -44,6 +44,7 @@ from vault_pipeline.llm.backends.base import Answer, Request
 from vault_pipeline.llm.inputs import PaperInput, input_hash
 from vault_pipeline.llm.prompting import load_prompt
 from vault_pipeline.llm.settings import IdeasSettings
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.pipeline.settings import CUTOFF
 from vault_pipeline.records.masked import RECORD_FIELDS
 from vault_pipeline.schemas import ROLE_ARTIFACT_FAILURES, ROLE_ARTIFACTS, SPLITS, TableSchema
@@ -84,14 +85,13 @@ class Target:
 
 
 @dataclass
-class ArtifactsReport:
-    targets: int = 0
-    artifacts: int = 0
-    quarantined: int = 0
+class ArtifactsReport(Counters, counts=("targets", "artifacts", "quarantined", "reused",
+                                        "asked")):
+    """Targets, artifacts written and quarantined; ``reused``: artifacts or failures kept
+    from an earlier run (same input hash); ``asked``: requests sent to a backend this run."""
+
     by_role: dict[str, int] = field(default_factory=dict)
     without_record: list[str] = field(default_factory=list)
-    reused: int = 0  # artifacts or failures kept from an earlier run (same input hash)
-    asked: int = 0  # requests sent to a backend this run
 
 
 def _words(text: str | None) -> set[str]:

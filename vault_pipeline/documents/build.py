@@ -44,6 +44,7 @@ from vault_pipeline.documents.outcome import (
 from vault_pipeline.documents.workers import PoolSettings, convert_batch, run_isolated
 from vault_pipeline.executors import Executor
 from vault_pipeline.papers.versions import read_vault_versions
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.pipeline.progress import Progress, no_progress
 from vault_pipeline.pipeline.settings import CUTOFF
 from vault_pipeline.raw.zone import RawZone
@@ -92,11 +93,11 @@ class Input:
 
 
 @dataclass
-class DocumentsReport:
-    rows: int = 0
-    converted: int = 0
-    reused: int = 0
-    resumed: int = 0
+class DocumentsReport(Counters, counts=("rows", "converted", "reused", "resumed")):
+    """Rows written; files converted in this run, or that had a result already (reused);
+    attempts read back from an interrupted build's journal (resumed); the rows by status
+    and by source, and the attempts by kind and status."""
+
     by_status: dict[str, int] = field(default_factory=dict)
     by_source: dict[str, int] = field(default_factory=dict)
     attempts_by_kind_status: dict[str, dict[str, int]] = field(default_factory=dict)

@@ -11,31 +11,30 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from vault_pipeline.ideas.backends import Answer, Backend, Request
+from vault_pipeline.pipeline.counters import Counters
 
 Cell = tuple[str, str]  # (task, input): `("direct", "vanilla")`, `("summary", "objective")`
 
 
 @dataclass
-class TaskStats:
-    calls: int = 0  # requests sent to the backend, re-asks included
-    tokens_in: int = 0
-    tokens_out: int = 0
+class TaskStats(Counters, counts=("calls", "tokens_in", "tokens_out")):
+    """Requests sent to the backend (re-asks included), their tokens and seconds."""
+
     seconds: float = 0.0
 
 
 @dataclass
-class RunReport:
+class RunReport(Counters, counts=("units", "reused", "asked", "quarantined", "summaries_made",
+                                  "summaries_reused", "summaries_missing")):
+    """One evaluation run: ``units``, the calls it consists of (all tasks, inputs and
+    repeats), reused from the cache, asked, quarantined; summaries written this run (the
+    rest came from the cache), reused, and missing (quarantined: that paper's summary
+    inputs are left out)."""
+
     run_id: str
-    units: int = 0  # calls the run consists of (all tasks, inputs and repeats)
-    reused: int = 0
-    asked: int = 0
-    quarantined: int = 0
     by_task: dict[str, TaskStats] = field(default_factory=lambda: defaultdict(TaskStats))
     by_cell: dict[Cell, TaskStats] = field(default_factory=lambda: defaultdict(TaskStats))
     similarity_method: str | None = None
-    summaries_made: int = 0  # summaries written this run (the rest came from the cache)
-    summaries_reused: int = 0
-    summaries_missing: int = 0  # quarantined: that paper's summary inputs are left out
     # per idea task, items of its set left out for want of an idea (see `idea_note`)
     without_idea: dict[str, int] = field(default_factory=dict)
 

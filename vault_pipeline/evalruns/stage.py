@@ -19,14 +19,7 @@ from vault_pipeline.evalruns.run import RunReport, run_evaluation
 from vault_pipeline.evalruns.settings import STAGE as SECTION
 from vault_pipeline.evalruns.settings import EvalRunSettings
 from vault_pipeline.pipeline.stage import Markdown, Rows, RunContext, Stage, StageResult
-from vault_pipeline.schemas import (
-    EVAL_RUN_CALL_FAILURES,
-    EVAL_RUN_CALLS,
-    EVAL_RUN_METRICS,
-    EVAL_RUN_PREDICTIONS,
-    EVAL_SUMMARIES,
-    EVAL_SUMMARY_FAILURES,
-)
+from vault_pipeline.schemas import EVAL_RUN_CALLS, EVAL_RUN_METRICS, EVAL_RUN_TABLES, EVAL_SUMMARIES
 from vault_pipeline.store.paths import VaultPaths
 
 
@@ -77,8 +70,7 @@ STAGE = Stage(
     "evaluation_runs", "evaluation_runs",
     inputs=("eval_review_stratified", "eval_review_anchors", "eval_pointwise", "eval_pairwise",
             "eval_groupwise"),
-    outputs=(EVAL_SUMMARIES, EVAL_SUMMARY_FAILURES, EVAL_RUN_CALLS, EVAL_RUN_CALL_FAILURES,
-             EVAL_RUN_PREDICTIONS, EVAL_RUN_METRICS),
+    outputs=EVAL_RUN_TABLES,
     run=run_evalruns, settings=EvalRunSettings, section=SECTION,
     label="evaluation-run settings", uses=("ideas",),
     describe=lambda run: (f"evaluation run {run.report.run_id}: {run.report.units} calls, "

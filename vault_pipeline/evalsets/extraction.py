@@ -41,7 +41,7 @@ from vault_pipeline.ideas.decompose import (
 from vault_pipeline.integrity.gate import NEVER, FieldPolicy, Gate, gate_key, paper_gate
 from vault_pipeline.integrity.llm_judge import judge_for
 from vault_pipeline.llm.backends.base import Answer, Request
-from vault_pipeline.llm.batches import BatchRows, StageTables, run_incremental
+from vault_pipeline.llm.batches import BatchRows, IncrementalCounts, StageTables, run_incremental
 from vault_pipeline.llm.inputs import ABSTRACT_ONLY, PaperInput, input_hash, load_inputs
 from vault_pipeline.llm.prompting import load_prompt
 from vault_pipeline.llm.settings import IdeasSettings
@@ -53,17 +53,11 @@ NO_ARXIV_NOTE = "no arXiv match for this submission, so no full text: title and 
 
 
 @dataclass
-class ExtractionReport:
+class ExtractionReport(IncrementalCounts,
+                       counts=("submissions", "leaky_answers", "masked_findings")):
     backend: str
     model: str
     prompt_version: str
-    submissions: int = 0
-    reused: int = 0
-    processed: int = 0
-    records: int = 0
-    quarantined: int = 0
-    leaky_answers: int = 0
-    masked_findings: int = 0
     by_source: dict[str, int] = field(default_factory=dict)
 
 
@@ -210,8 +204,7 @@ def extract_ideas(paths: VaultPaths, forums: pl.DataFrame, documents: pl.DataFra
             paths, EVAL_IDEA_TABLES, requests, extract, batch_size=ideas.batch_size,
             retry_failures=ideas.retry_failures, log=log, label="evaluation ideas",
             unit="submissions", action=f"extract with {backend.name} ({backend.model})")
-        report.reused, report.processed = counts.reused, counts.processed
-        report.records, report.quarantined = counts.records, counts.quarantined
+        report.add(counts)
     finally:
         if own:
             backend.close()

@@ -44,6 +44,7 @@ from vault_pipeline.index.layout import (
     metadata_of,
 )
 from vault_pipeline.papers.versions import text_before, text_dates, vault_versions
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.pipeline.progress import Progress, no_progress
 from vault_pipeline.pipeline.settings import CUTOFF
 from vault_pipeline.schemas import PAPER_VERSIONS, SPLITS, VIEWS_INDEX
@@ -60,16 +61,14 @@ log = logging.getLogger(__name__)
 
 
 @dataclass
-class IndexReport:
-    rows: int = 0
-    embedded: int = 0
-    unchanged: int = 0
-    metadata_updated: int = 0
-    deleted: int = 0
+class IndexReport(Counters, counts=("rows", "embedded", "unchanged", "metadata_updated",
+                                    "deleted", "evaluation_excluded")):
+    """Rows the index holds, and what this build did to them; ``evaluation_excluded``:
+    papers an evaluation set uses (none is retrievable)."""
+
     rebuilt: bool = False
     ann_index: str | None = None
     fts_index: bool = False
-    evaluation_excluded: int = 0  # papers an evaluation set uses: none is retrievable
     embed_seconds: float = 0.0
     embedder: str = ""
     dimension: int = 0

@@ -17,6 +17,7 @@ import polars as pl
 import pyarrow as pa
 
 from vault_pipeline.llm.backends.base import Request
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.pipeline.progress import Progress, no_progress
 from vault_pipeline.schemas import TableSchema
 from vault_pipeline.store.journal import Journal
@@ -38,11 +39,10 @@ class StageTables:
 
 
 @dataclass
-class IncrementalCounts:
-    reused: int = 0  # requests with a record or quarantined failure of the same input hash
-    processed: int = 0  # requests asked this run
-    records: int = 0  # rows in the records table after this run
-    quarantined: int = 0  # rows in the failures table after this run
+class IncrementalCounts(Counters, counts=("reused", "processed", "records", "quarantined")):
+    """Requests with a record or quarantined failure of the same input hash (``reused``),
+    requests asked this run (``processed``), and the rows of the records and the failures
+    tables after this run."""
 
 
 def rows_frame(rows: list[dict], schema: TableSchema) -> pl.DataFrame:

@@ -40,6 +40,7 @@ from vault_pipeline.parse.snapshot import (
     snapshot_candidates,
 )
 from vault_pipeline.pipeline import figures
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.pipeline.stage import Chart, Counts, NoSettings, RunContext, StageResult
 from vault_pipeline.raw.zone import RawFile, RawZone
 from vault_pipeline.schemas import PAPER_VERSIONS, PAPERS, PAPERS_REJECTED
@@ -65,16 +66,13 @@ T = TypeVar("T")
 
 
 @dataclass
-class PapersReport:
-    rows: int = 0
-    candidates: int = 0
-    rejected: int = 0
-    superseded: int = 0
-    earlier_versions: int = 0  # `paper_versions` rows: earlier versions' own metadata
-    files: int = 0
-    failed_files: int = 0
-    streamed_files: int = 0
-    stream_passes: int = 0  # one per clean streamed file, two where one had rejects
+class PapersReport(Counters, counts=("rows", "candidates", "rejected", "superseded",
+                                     "earlier_versions", "files", "failed_files",
+                                     "streamed_files", "stream_passes")):
+    """Rows written, candidates read, rejected and superseded (an older record of a paper);
+    ``earlier_versions``: `paper_versions` rows (earlier versions' own metadata); files read,
+    failed and streamed; ``stream_passes``: one per clean streamed file, two where one had
+    rejects."""
 
 
 def _file_reject(raw: RawFile, reason: str) -> pl.DataFrame:

@@ -22,17 +22,17 @@ from vault_pipeline.parse.openreview import (
     parse_notes_page,
 )
 from vault_pipeline.parse.openreview import decision_from_venue as _decision_from_venue
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.raw.zone import RawZone
 from vault_pipeline.schemas import PAPERS, REVIEWS, SUBMISSIONS
 from vault_pipeline.store.paths import VaultPaths
 
 
 @dataclass
-class ReviewsReport:
-    files: int = 0
-    submissions: int = 0
-    reviews: int = 0
-    matched_arxiv: int = 0
+class ReviewsReport(Counters, counts=("files", "submissions", "reviews", "matched_arxiv")):
+    """Responses read, submissions and reviews written, submissions matched to an arXiv id;
+    the replies left out by kind, and the submissions by decision."""
+
     ignored_replies: dict[str, int] = field(default_factory=dict)
     by_decision: dict[str, int] = field(default_factory=dict)
 

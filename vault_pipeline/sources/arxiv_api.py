@@ -21,6 +21,7 @@ from lxml import etree
 
 from vault_pipeline.ids import parse_arxiv_id
 from vault_pipeline.parse.xml_stream import text_of
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.sources.context import HarvestContext
 from vault_pipeline.sources.cursor import cursor_key
 from vault_pipeline.sources.http import HarvestError
@@ -34,14 +35,13 @@ EMPTY_PAGE_RETRIES = 3
 
 
 @dataclass
-class SearchReport:
+class SearchReport(Counters, counts=("probes", "pages", "entries", "new_files")):
+    """One search: probes (requests for a window's count of results alone), pages and entries
+    read, raw files new to the zone; the windows searched, and notes on what was cut short."""
+
     query: str
     total_results: int | None = None
     windows: list[str] = field(default_factory=list)
-    probes: int = 0
-    pages: int = 0
-    entries: int = 0
-    new_files: int = 0
     notes: list[str] = field(default_factory=list)
 
 
@@ -172,12 +172,11 @@ class ArxivSearch:
 
 
 @dataclass
-class IdsReport:
-    requested: int = 0
-    skipped_known: int = 0
+class IdsReport(Counters, counts=("requested", "skipped_known", "pages", "entries")):
+    """Ids asked for (``requested``), skipped as fetched before or known to the vault, pages
+    and entries read; the ids that are no arXiv ids."""
+
     invalid: list[str] = field(default_factory=list)
-    pages: int = 0
-    entries: int = 0
 
 
 def plan_ids(ctx: HarvestContext, ids: Iterable[str], known: set[str] | None = None

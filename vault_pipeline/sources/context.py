@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.pipeline.progress import Progress, no_progress
 from vault_pipeline.pipeline.stage import given_section
 from vault_pipeline.raw.zone import RawFile, RawZone
@@ -18,14 +19,10 @@ from vault_pipeline.store.paths import VaultPaths
 
 
 @dataclass
-class Downloads:
+class Downloads(Counters, counts=("planned", "fetched", "already_present", "bytes")):
     """What a harvest of files (PDFs, e-prints) did: files planned, stored new, found already
     in the raw zone, their bytes, and each file that failed with its reason."""
 
-    planned: int = 0
-    fetched: int = 0
-    already_present: int = 0
-    bytes: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
 
     def stored(self, raw: RawFile, new: bool) -> None:
@@ -33,6 +30,17 @@ class Downloads:
         self.fetched += int(new)
         self.already_present += int(not new)
         self.bytes += raw.size_bytes
+
+
+@dataclass
+class Listing(Counters, counts=("pages",)):
+    """What a resumable listing read page by page (an OAI-PMH window, an OpenReview venue)
+    did: skipped (listed to its end already), resumed from its cursor, the pages read, and
+    the raw files they were stored as (sha256)."""
+
+    skipped: bool = field(default=False, kw_only=True)
+    resumed: bool = field(default=False, kw_only=True)
+    files: list[str] = field(default_factory=list, kw_only=True)
 
 
 @dataclass

@@ -11,7 +11,7 @@ holds new papers and every paper whose metadata changed that day."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -21,7 +21,7 @@ from oaipmh_scythe.exceptions import BadResumptionToken, NoRecordsMatch, OAIPMHE
 from oaipmh_scythe.iterator import OAIResponseIterator
 
 from vault_pipeline.errors import RawFormatError
-from vault_pipeline.sources.context import HarvestContext
+from vault_pipeline.sources.context import HarvestContext, Listing
 from vault_pipeline.sources.cursor import cursor_key
 from vault_pipeline.sources.http import HarvestError, PoliteClient
 
@@ -41,16 +41,12 @@ class PoliteScythe(Scythe):
 
 
 @dataclass
-class OaiReport:
+class OaiReport(Listing, counts=("records", "new_files", "restarts")):
+    """One window's listing: records read, raw files new to the zone, and restarts of a list
+    whose resumption token expired."""
+
     window: str
-    skipped: bool = False
-    resumed: bool = False
-    pages: int = 0
-    records: int = 0
-    new_files: int = 0
-    restarts: int = 0
     complete: bool = False
-    files: list[str] = field(default_factory=list)
 
 
 def window_key(prefix: str, oai_set: str | None, first: date, last: date) -> str:

@@ -12,7 +12,7 @@ a guest."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,7 +20,7 @@ import openreview
 from openreview.api import OpenReviewClient
 
 from vault_pipeline.raw.zone import RawFile
-from vault_pipeline.sources.context import HarvestContext
+from vault_pipeline.sources.context import HarvestContext, Listing
 from vault_pipeline.sources.cursor import cursor_key
 from vault_pipeline.sources.http import HarvestError, PoliteAdapter, RequestCounter
 from vault_pipeline.sources.settings import VenueSettings, secret
@@ -107,15 +107,12 @@ def invitation_names(connection: VenueClient, venue: VenueSettings) -> dict[str,
 
 
 @dataclass
-class VenueReport:
+class VenueReport(Listing, counts=("notes", "requests")):
+    """One venue's listing: notes and requests; ``total``: the notes the API says the venue
+    holds (when it says)."""
+
     venue: str
-    skipped: bool = False
-    resumed: bool = False
-    pages: int = 0
-    notes: int = 0
     total: int | None = None
-    requests: int = 0
-    files: list[str] = field(default_factory=list)
 
 
 def first_request(ctx: HarvestContext, venue: VenueSettings) -> str:

@@ -51,12 +51,10 @@ class PdfItem:
 
 
 @dataclass
-class PdfReport(Downloads):
-    """The submission PDFs of one harvest (``bytes`` counts the earlier revisions' too)."""
-
-    submissions: int = 0  # of the evaluation venues
-    without_pdf: int = 0  # their note has no public PDF
-    revisions: int = 0
+class PdfReport(Downloads, counts=("submissions", "without_pdf", "revisions")):
+    """The submission PDFs of one harvest (``bytes`` counts the earlier revisions' too):
+    submissions of the evaluation venues, those whose note has no public PDF, and earlier
+    revisions stored."""
 
 
 def evaluation_venues(ctx: HarvestContext) -> list[str]:

@@ -19,6 +19,7 @@ from datetime import UTC, date, datetime, timedelta
 import polars as pl
 
 from vault_pipeline.parse.semantic_scholar import is_page, is_title_match
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.schemas import CITATIONS, PAPERS, SUBMISSIONS
 from vault_pipeline.sources import arxiv_api
 from vault_pipeline.sources.context import HarvestContext
@@ -42,11 +43,9 @@ def s2_id(arxiv_id: str) -> str:
 
 
 @dataclass
-class LookupReport:
-    asked: int = 0
-    skipped_recent: int = 0
-    batches: int = 0
-    found: int = 0
+class LookupReport(Counters, counts=("asked", "skipped_recent", "batches", "found")):
+    """Papers asked for in batches, skipped as read within ``refresh_days``, and found."""
+
     not_found: list[str] = field(default_factory=list)
 
 
@@ -106,10 +105,9 @@ def lookup(ctx: HarvestContext, ids: Iterable[str], references: bool = True,
 
 
 @dataclass
-class ListReport:
-    papers: int = 0
-    pages: int = 0
-    entries: int = 0  # references or citing papers listed, resolved or not
+class ListReport(Counters, counts=("papers", "pages", "entries")):
+    """Papers whose lists were read, pages read, and ``entries``: references or citing
+    papers listed, resolved or not."""
 
 
 def list_url(ctx: HarvestContext, paper: str, kind: str) -> str:
@@ -184,9 +182,10 @@ def missing_cited(ctx: HarvestContext) -> tuple[list[str], int]:
 
 
 @dataclass
-class WalkReport:
-    missing: int = 0
-    without_arxiv_id: int = 0
+class WalkReport(Counters, counts=("missing", "without_arxiv_id")):
+    """Cited papers missing from the vault, those S2 gives no arXiv id, and the fetch of the
+    others."""
+
     fetched: arxiv_api.IdsReport | None = None
 
 
@@ -199,12 +198,12 @@ def walk(ctx: HarvestContext) -> WalkReport:
 
 
 @dataclass
-class TitleMatchReport:
-    asked: int = 0  # titles sent to /paper/search/match in this run
-    skipped_recent: int = 0  # looked up within `refresh_days`, same title
-    matched: int = 0  # S2's closest title reaches the ratio floor
+class TitleMatchReport(Counters, counts=("asked", "skipped_recent", "matched", "not_found")):
+    """Titles sent to /paper/search/match in this run (``asked``), looked up within
+    ``refresh_days`` with the same title (``skipped_recent``), whose closest S2 title reaches
+    the ratio floor (``matched``), or that S2 answered "Title match not found" for."""
+
     near_misses: list[tuple[str, str, float]] = field(default_factory=list)  # forum, title, ratio
-    not_found: int = 0  # S2 answered "Title match not found"
 
 
 def match_url(ctx: HarvestContext) -> str:
@@ -282,11 +281,11 @@ def _safe(text: str) -> str:
 
 
 @dataclass
-class PopulationReport:
-    submissions: int = 0  # submissions of the evaluation venues
-    asked: int = 0  # those with an arXiv id, looked up in batches
-    without_id: int = 0  # no id S2's batch takes: looked up by title
-    resolved: int = 0  # known to S2 (from this read or an earlier one): citing papers read
+class PopulationReport(Counters, counts=("submissions", "asked", "without_id", "resolved")):
+    """Submissions of the evaluation venues; ``asked``: those with an arXiv id, looked up in
+    batches; ``without_id``: no id S2's batch takes (looked up by title); ``resolved``: known
+    to S2, from this read or an earlier one (their citing papers are read)."""
+
     lookup: LookupReport | None = None
     titles: TitleMatchReport | None = None
     citing: ListReport | None = None

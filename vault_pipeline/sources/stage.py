@@ -301,8 +301,7 @@ OPENREVIEW_STAGE = harvest_stage(
     describe=_describe_venue,
     partitions=lambda paths: Keys(tuple(v.id for v in load_config(paths).openreview.venues)),
     figures=lambda r: {OPENREVIEW.name: {
-        "venue": r.venue, "skipped": r.skipped, "resumed": r.resumed, "pages": r.pages,
-        "notes": r.notes, "requests": r.requests}})
+        "venue": r.venue, "skipped": r.skipped, "resumed": r.resumed, **r.counted()}})
 OPENREVIEW = OPENREVIEW_STAGE.outputs[0]
 
 

@@ -24,6 +24,7 @@ import polars as pl
 
 from vault_pipeline.ideas.views import VIEW_NAMES
 from vault_pipeline.papers.versions import text_before, text_dates, vault_versions
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.schemas import (
     CITATIONS,
     DOCUMENTS,
@@ -61,13 +62,13 @@ class Classifier(Protocol):
 
 
 @dataclass
-class SplitsReport:
-    rows: int = 0
+class SplitsReport(Counters, counts=("rows", "post_cutoff", "citations_known")):
+    """Rows written, papers after the cutoff, papers whose citations are known; the rows by
+    split, the excluded by reason, the post-cutoff papers by criterion left unknown."""
+
     counts: dict[str, int] = field(default_factory=dict)
     excluded_by_reason: dict[str, int] = field(default_factory=dict)
     unknown_criteria: dict[str, int] = field(default_factory=dict)  # post-cutoff papers
-    post_cutoff: int = 0
-    citations_known: int = 0
     warnings: list[str] = field(default_factory=list)
 
 
