@@ -185,7 +185,7 @@ def _structure(texts: list[str], kinds: list[str], blocks: list[tuple[int, int]]
     first introduces the paper's own work (a contribution or solution statement, or the
     paper speaking of itself), whether such a statement follows it in its block, whether it
     stands before the block's first solution statement, its role, and whether it stands
-    before the block's first outcome sentence."""
+    before the block's first outcome sentence that is not a solution statement."""
     n = len(texts)
     places = _Places([False] * n, [True] * n, [False] * n, [True] * n, ["other"] * n,
                      [True] * n)
@@ -199,7 +199,10 @@ def _structure(texts: list[str], kinds: list[str], blocks: list[tuple[int, int]]
             block = texts[start:end]
             places.outcome[start:end] = roles.outcome_block(block, contrast.method_statement)
             places.roles[start:end] = roles.block_roles(block)
-            first = next((i for i in range(start, end) if places.outcome[i]), end)
+            # a solution statement the model reads in the block ("We present X, a framework
+            # that ...") is not where the outcomes begin: what it describes follows it
+            first = next((i for i in range(start, end) if places.outcome[i] and not (
+                method_leaks(texts[i]) and not contrast.reports(texts[i]))), end)
             places.before_outcome[first:end] = [False] * (end - first)
         if kinds[start] not in _OPENING:
             continue
