@@ -83,7 +83,6 @@ class Sentence:
     # says after naming only what it studies ("This paper considers ...") is still its setting
     before_solution: bool = True
     role: str = "other"  # the sentence-role model's reading, in its block
-    before_outcome: bool = True  # stands before the first outcome sentence of its block
 
 
 @dataclass
@@ -95,7 +94,6 @@ class _Places:
     method_after: list[bool]
     before_solution: list[bool]
     roles: list[str]
-    before_outcome: list[bool]
 
 
 class _Doc:
@@ -143,8 +141,7 @@ class _Doc:
                 and contrast.prior_limitation(sentence))
             self.sentences.append(Sentence(sentence, kind, heading, para, safe, leaky,
                                            outcome[i], before[i], gap_safe,
-                                           places.before_solution[i], places.roles[i],
-                                           places.before_outcome[i]))
+                                           places.before_solution[i], places.roles[i]))
 
     def clean(self, text: str) -> bool:
         """Whether a text made from the paper's sentences (cut, reworded) is still free of
@@ -184,11 +181,9 @@ def _structure(texts: list[str], kinds: list[str], blocks: list[tuple[int, int]]
     another section, by the sentence-role model), whether it stands before its block
     first introduces the paper's own work (a contribution or solution statement, or the
     paper speaking of itself), whether such a statement follows it in its block, whether it
-    stands before the block's first solution statement, its role, and whether it stands
-    before the block's first outcome sentence that is not a solution statement."""
+    stands before the block's first solution statement, and its role."""
     n = len(texts)
-    places = _Places([False] * n, [True] * n, [False] * n, [True] * n, ["other"] * n,
-                     [True] * n)
+    places = _Places([False] * n, [True] * n, [False] * n, [True] * n, ["other"] * n)
     for start, end in blocks:
         if start == end:
             continue
@@ -199,11 +194,6 @@ def _structure(texts: list[str], kinds: list[str], blocks: list[tuple[int, int]]
             block = texts[start:end]
             places.outcome[start:end] = roles.outcome_block(block, contrast.method_statement)
             places.roles[start:end] = roles.block_roles(block)
-            # a solution statement the model reads in the block ("We present X, a framework
-            # that ...") is not where the outcomes begin: what it describes follows it
-            first = next((i for i in range(start, end) if places.outcome[i] and not (
-                method_leaks(texts[i]) and not contrast.reports(texts[i]))), end)
-            places.before_outcome[first:end] = [False] * (end - first)
         if kinds[start] not in _OPENING:
             continue
         method_at = next((i for i in range(start, end) if cues.CONTRIBUTION.search(texts[i])
@@ -510,15 +500,26 @@ def _naming(doc: _Doc, name: str | None, limit: int) -> list[str]:
 
 
 def _method_roles(doc: _Doc, limit: int = 3, exclude: Iterable[str] = ()) -> list[str]:
-    """Clean abstract sentences the role model reads as the method or the objective,
-    standing after the paper introduces its own work and before its first outcome sentence
-    ("The proposed method introduces ...", "Our approach constructs ..."), that neither say
-    what fails nor report what was found: what the method is where no sentence says "we
-    propose", and the thesis before a background sentence."""
-    return doc.pick(["abstract"], limit=limit, exclude=exclude, where=lambda s: (
-        not s.before_method and s.before_outcome and s.role in ("method", "objective")
-        and not cues.PROBLEM.search(s.text) and not cues.PRIOR.search(s.text)
-        and not contrast.reports(s.text)))
+    """The abstract's method part where no sentence may be copied as "we propose ...": the
+    clean sentences the role model reads as the method or the objective from where the
+    paper introduces its own work ("The proposed method introduces ...", "Our approach
+    constructs ..."), up to the first sentence that is not one, says what fails or reports
+    anything (a solution statement held back only by where it stands or by a number does
+    not end the part). The method's flow, and the thesis before a background sentence."""
+    out: list[str] = []
+    for s in doc.sentences:
+        if s.kind != "abstract" or s.before_method:
+            continue
+        if not s.safe and not s.leaky and method_leaks(s.text) and not contrast.reports(s.text):
+            continue
+        if not (s.safe and s.role in ("method", "objective") and not cues.PROBLEM.search(s.text)
+                and not cues.PRIOR.search(s.text) and not contrast.reports(s.text)):
+            break
+        if s.text not in exclude:
+            out.append(s.text)
+        if len(out) == limit:
+            break
+    return out
 
 
 def _method_heads(doc: _Doc) -> list[str]:
