@@ -2,8 +2,9 @@
 an empty model cache (the first run on a machine builds the embedded models' ONNX files)
 and with the cache the first run left, the slowest steps of the second run, and beside them
 the anchor measured in the same run: the demo with the offline judge's sentence memo off
-(every sentence scored again wherever it is read, as before the memo). The goal of the
-demo (issue 26) is 180 s on 2 cores.
+(every sentence scored again wherever it is read, as before the memo), and the views the
+warm run's vault holds (:mod:`demo_views`). The goal of the demo (issue 26) is 180 s on 2
+cores.
 
     python benchmarks/bench_demo.py [--no-anchor]
 """
@@ -20,6 +21,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from demo_views import coverage
 
 GOAL_S = 180.0
 # The demo run in a child process; with "nomemo", the judge keeps no memo (MEMO_SIZE 0).
@@ -59,7 +62,7 @@ def demo(folder: Path, cache: Path, variant: str) -> dict:
     steps = subprocess.run([sys.executable, "-c", STEPS], env=env, capture_output=True,
                            text=True, check=True).stdout
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return {"wall": wall, "cpu": cpu, "steps": json.loads(steps)}
+    return {"wall": wall, "cpu": cpu, "steps": json.loads(steps), "views": coverage(home)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -81,6 +84,7 @@ def main(argv: list[str] | None = None) -> None:
                   f"{run['steps'].get('masked_records', float('nan')):>17.1f}")
         slowest = sorted(runs["warm cache"]["steps"].items(), key=lambda kv: -kv[1])[:6]
         print("slowest steps, warm cache: " + ", ".join(f"{k} {v:.1f} s" for k, v in slowest))
+        print("views, warm cache:\n  " + "\n  ".join(runs["warm cache"]["views"]))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -72,14 +72,19 @@ _PAST = re.compile(r"\b(?:was|were|did|had|failed|struggled|suffered|lacked|rema
                    r"|performed|yielded|led)\b", _F)
 
 
+def reports(text: str) -> bool:
+    """Whether a sentence reports what was found or measured, or tells in the past tense
+    what happened: an outcome's wording, whoever's it is."""
+    return bool(_REPORTING.search(text) or _PAST.search(text))
+
+
 def prior_limitation(text: str) -> bool:
     """Whether a sentence is worded as a limitation of the state of the art (a gap: "existing
     methods cannot X", "however, this approach fails to capture Y") and not as an outcome of
     the paper: a limitation word, in the present tense, with no own-work reference and no
     report of what was found or measured. Where it stands (before the paper's method, in an
     opening or related-work section) is the reader's to check."""
-    return bool(LIMIT.search(text)) and not OWN_WORK.search(text) \
-        and not _REPORTING.search(text) and not _PAST.search(text)
+    return bool(LIMIT.search(text)) and not OWN_WORK.search(text) and not reports(text)
 
 
 # The paper introducing its own method ("To address this, we propose X, a framework that
@@ -96,8 +101,7 @@ _METHOD_STATEMENT = re.compile(
 def method_statement(text: str) -> bool:
     """Whether a sentence introduces the paper's own method ("we propose X, a framework
     for ..."), with no report of what was found or measured and nothing in the past tense."""
-    return bool(_METHOD_STATEMENT.search(text)) and not _REPORTING.search(text) \
-        and not _PAST.search(text)
+    return bool(_METHOD_STATEMENT.search(text)) and not reports(text)
 
 
 # Where a method statement turns from what the method is to what it achieves ("..., a

@@ -13,16 +13,19 @@ def _cue(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, _F)
 
 
+# The paper saying what it does ("we propose", "this study examines", "our work explores"),
+# or what it is for ("the purpose of this paper is to ...").
 CONTRIBUTION = _cue(
-    r"\b(?:we|this (?:paper|work|article|note|letter)|in this (?:paper|work|article|note))\b"
-    r".{0,40}?\b(?:propose|introduce|present|develop|design|describe|formulate|construct"
-    r"|derive|extend|study|investigate|analy[sz]e|explore|consider|give|prove|build|define"
-    r"|implement|generali[sz]e)\w*")
+    r"\b(?:we|(?:in )?this (?:paper|work|article|note|letter|study|research)|our (?:work"
+    r"|study|paper))\b.{0,40}?\b(?:propose|introduce|present|develop|design|describe"
+    r"|formulate|construct|derive|extend|study|investigate|analy[sz]e|explore|examine"
+    r"|consider|give|prove|build|define|implement|generali[sz]e)\w*"
+    r"|\b(?:purpose|aim|goal|intent|objective) of this (?:paper|work|article|study) is to\b")
 NOVELTY = _cue(r"\b(?:novel|new|first|key (?:idea|insight)|our (?:key|main) (?:idea|insight"
                r"|contribution)|unlike|instead of|rather than|in contrast)\b")
 PROBLEM = _cue(r"\b(?:challeng\w*|problem\w*|difficult\w*|fail\w*|suffer\w*|limit\w*"
                r"|bottleneck\w*|struggl\w*|lack\w*|remain\w*|unclear|open question|costly"
-               r"|expensive|intractable|hard to|cannot|unable|inefficien\w*|poorly)\b")
+               r"|expensive|intractable|impractical|hard to|cannot|unable|inefficien\w*|poorly)\b")
 MATTERS = _cue(r"\b(?:important|crucial|critical|essential|central|fundamental|widely"
                r"|increasingly|necessary|matters|motivat\w*|need for|in practice"
                r"|applications?|concern)\b")

@@ -32,8 +32,8 @@ from vault_pipeline.llm.inputs import PaperInput
 from vault_pipeline.llm.sections import Section, of_kind, split_sections
 from vault_pipeline.records.masked import THESIS_MAX_WORDS, MaskedRecord
 
-VERSION = "extractive/5"  # 5: concessions and less-studied areas as related-work gaps, a
-# method statement's head without its outcome as the flow
+VERSION = "extractive/6"  # 6: the problem and the method by the role model's reading (the
+# problem before the first solution statement, the abstract's method part as the flow)
 _MIN_CHARS, _MAX_CHARS = 20, 600
 # Sections whose sentences report what the paper found: never copied, whatever their wording.
 OUTCOME_SECTIONS = frozenset({"experiments", "discussion"})
@@ -79,6 +79,21 @@ class Sentence:
     before_method: bool = True  # stands before its block introduces the paper's method
     # may be copied as what prior work leaves open (:func:`contrast.prior_limitation`)
     gap_safe: bool = False
+    # stands before its block's first solution statement ("we propose X"): what a paper
+    # says after naming only what it studies ("This paper considers ...") is still its setting
+    before_solution: bool = True
+    role: str = "other"  # the sentence-role model's reading, in its block
+
+
+@dataclass
+class _Places:
+    """Where each sentence of a paper stands (:func:`_structure`), in document order."""
+
+    outcome: list[bool]
+    before_method: list[bool]
+    method_after: list[bool]
+    before_solution: list[bool]
+    roles: list[str]
 
 
 class _Doc:
@@ -108,7 +123,9 @@ class _Doc:
         judge = self.judge
         texts = [s for s, *_ in found]
         scores = judge.scores(texts) if judge and texts else [0.0] * len(texts)
-        outcome, before, method_after = _structure(texts, [k for _, k, *_ in found], blocks)
+        places = _structure(texts, [k for _, k, *_ in found], blocks)
+        outcome, before, method_after = places.outcome, places.before_method, \
+            places.method_after
         for i, ((sentence, kind, heading, para), score) in enumerate(
                 zip(found, scores, strict=True)):
             rules = bool(check_sentence(sentence))
@@ -123,7 +140,8 @@ class _Doc:
                 and (not outcome[i] or kind in _GAP_OUTCOME_READ or method_after[i])
                 and contrast.prior_limitation(sentence))
             self.sentences.append(Sentence(sentence, kind, heading, para, safe, leaky,
-                                           outcome[i], before[i], gap_safe))
+                                           outcome[i], before[i], gap_safe,
+                                           places.before_solution[i], places.roles[i]))
 
     def clean(self, text: str) -> bool:
         """Whether a text made from the paper's sentences (cut, reworded) is still free of
@@ -157,31 +175,34 @@ class _Doc:
         return out
 
 
-def _structure(texts: list[str], kinds: list[str], blocks: list[tuple[int, int]]
-               ) -> tuple[list[bool], list[bool], list[bool]]:
+def _structure(texts: list[str], kinds: list[str], blocks: list[tuple[int, int]]) -> _Places:
     """Per sentence: whether it is an outcome by where it stands (a results, experiments,
     discussion or conclusion section, or the result / conclusion block of the abstract or
     another section, by the sentence-role model), whether it stands before its block
-    first introduces the paper's own method (a contribution or solution statement), and
-    whether such a statement follows it in its block."""
-    outcome = [False] * len(texts)
-    before = [True] * len(texts)
-    method_after = [False] * len(texts)
+    first introduces the paper's own work (a contribution or solution statement, or the
+    paper speaking of itself), whether such a statement follows it in its block, whether it
+    stands before the block's first solution statement, and its role."""
+    n = len(texts)
+    places = _Places([False] * n, [True] * n, [False] * n, [True] * n, ["other"] * n)
     for start, end in blocks:
         if start == end:
             continue
         if kinds[start] in OUTCOME_SECTIONS:
-            outcome[start:end] = [True] * (end - start)
+            places.outcome[start:end] = [True] * (end - start)
             continue
         if kinds[start] not in _NOT_ROLE_READ:
-            outcome[start:end] = roles.outcome_block(texts[start:end], contrast.method_statement)
+            block = texts[start:end]
+            places.outcome[start:end] = roles.outcome_block(block, contrast.method_statement)
+            places.roles[start:end] = roles.block_roles(block)
         if kinds[start] not in _OPENING:
             continue
         method_at = next((i for i in range(start, end) if cues.CONTRIBUTION.search(texts[i])
                           or _OWN_WORK.search(texts[i]) or method_leaks(texts[i])), end)
-        before[method_at:end] = [False] * (end - method_at)
-        method_after[start:method_at] = [method_at < end] * (method_at - start)
-    return outcome, before, method_after
+        places.before_method[method_at:end] = [False] * (end - method_at)
+        places.method_after[start:method_at] = [method_at < end] * (method_at - start)
+        solution_at = next((i for i in range(start, end) if method_leaks(texts[i])), end)
+        places.before_solution[solution_at:end] = [False] * (end - solution_at)
+    return places
 
 
 def _first(values: list[str]) -> str | None:
@@ -189,9 +210,18 @@ def _first(values: list[str]) -> str | None:
 
 
 def _problem_only(name: str | None) -> Callable[[Sentence], bool]:
-    """Sentences fit for a problem field: no solution statement, no name of the method."""
+    """Sentences fit for a problem field: no solution statement, no name of the method,
+    and standing before the paper introduces its own work; or, in a paper that first names
+    only what it studies ("This paper considers ..."), before its first solution statement,
+    read as background by the role model and not speaking of the paper's own work."""
     terms = [name] if name else []
-    return lambda s: s.before_method and not method_leaks(s.text, terms)
+
+    def fits(s: Sentence) -> bool:
+        if method_leaks(s.text, terms):
+            return False
+        return s.before_method or (s.before_solution and s.role == "background"
+                                   and not contrast.OWN_WORK.search(s.text))
+    return fits
 
 
 def _words(text: str, limit: int) -> str:
@@ -205,6 +235,7 @@ def _clean_heading(heading: str) -> str:
 
 def _thesis(doc: _Doc) -> str | None:
     contribution = doc.pick(["abstract"], cues.CONTRIBUTION, limit=3)
+    contribution += _method_roles(doc, limit=2, exclude=contribution)
     candidates = contribution + doc.pick(["abstract", "introduction"], limit=6,
                                          exclude=contribution)
     for sentence in candidates:
@@ -468,6 +499,29 @@ def _naming(doc: _Doc, name: str | None, limit: int) -> list[str]:
     return doc.pick(["abstract"], limit=limit, where=lambda s: bool(pattern.search(s.text)))
 
 
+def _method_roles(doc: _Doc, limit: int = 3, exclude: Iterable[str] = ()) -> list[str]:
+    """The abstract's method part where no sentence may be copied as "we propose ...": the
+    clean sentences the role model reads as the method or the objective from where the
+    paper introduces its own work ("The proposed method introduces ...", "Our approach
+    constructs ..."), up to the first sentence that is not one, says what fails or reports
+    anything (a solution statement held back only by where it stands or by a number does
+    not end the part). The method's flow, and the thesis before a background sentence."""
+    out: list[str] = []
+    for s in doc.sentences:
+        if s.kind != "abstract" or s.before_method:
+            continue
+        if not s.safe and not s.leaky and method_leaks(s.text) and not contrast.reports(s.text):
+            continue
+        if not (s.safe and s.role in ("method", "objective") and not cues.PROBLEM.search(s.text)
+                and not cues.PRIOR.search(s.text) and not contrast.reports(s.text)):
+            break
+        if s.text not in exclude:
+            out.append(s.text)
+        if len(out) == limit:
+            break
+    return out
+
+
 def _method_heads(doc: _Doc) -> list[str]:
     """Where no whole sentence may say what the method is (the abstract's method statement
     also says what it achieves), the verbatim head that says only what it is, when it is
@@ -512,7 +566,7 @@ def decompose(paper: PaperInput) -> tuple[dict, int]:
     choices = _design_choices(doc)
     evaluation = _evaluation(doc, own_name)
     flow = (doc.pick(["method"], limit=4) or doc.pick(["abstract"], cues.CONTRIBUTION, limit=3)
-            or _method_heads(doc) or _naming(doc, own_name, limit=2))
+            or _method_heads(doc) or _naming(doc, own_name, limit=2) or _method_roles(doc))
     theory = doc.pick(["method", "problem", "abstract"], cues.THEORY, limit=3)
     code = next((c for s in of_kind(doc.sections, "method", "problem") for c in s.code), None)
     base = next((m.group("name") for s in doc.sentences if not s.leaky

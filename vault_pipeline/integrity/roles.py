@@ -168,6 +168,13 @@ def outcome_block(block: Sequence[str],
     return model.outcome_block(block, method) if model is not None else [False] * len(block)
 
 
+def block_roles(block: Sequence[str]) -> list[str]:
+    """:meth:`RoleModel.roles` with the shipped model (``other`` for every sentence without
+    it): where an abstract states its background, objective and method."""
+    model = load()
+    return model.roles(block) if model is not None and block else ["other"] * len(block)
+
+
 # -- training -------------------------------------------------------------------------------
 CS_WEIGHT = 3.0  # the computer-science abstracts are fewer: each counts as three
 

@@ -1,0 +1,112 @@
+"""The extractive reader's problem and proposal fields by the sentence-role model's reading of
+an abstract: the problem after a paper names only what it studies, the method from the
+abstract's method part, and never a sentence of what the paper found."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from vault_pipeline.ideas import cues
+from vault_pipeline.ideas.extractive import Sentence, _method_roles, decompose
+from vault_pipeline.ideas.views import PROBLEM_VIEWS, derive_views
+from vault_pipeline.llm.inputs import PaperInput
+
+# arXiv 2505.23720v1 (CC0 metadata, in the bundled sample): the paper first says what it
+# studies, then what fails in prior work, then proposes its method.
+COBRA = (
+    "This paper considers a contextual bandit problem involving multiple agents, where a "
+    "learner sequentially observes the contexts and the agent's reported arms, and then "
+    "selects the arm that maximizes the system's overall reward. Existing work in contextual "
+    "bandits assumes that agents truthfully report their arms, which is unrealistic in many "
+    "real-life applications. For instance, consider an online platform with multiple sellers; "
+    "some sellers may misrepresent product quality to gain an advantage, such as having the "
+    "platform preferentially recommend their products to online users. To address this "
+    "challenge, we propose an algorithm, COBRA, for contextual bandit problems involving "
+    "strategic agents that disincentivize their strategic behavior without using any monetary "
+    "incentives, while having incentive compatibility and a sub-linear regret guarantee. Our "
+    "experimental results also validate the different performance aspects of our proposed "
+    "algorithm.")
+# arXiv 2507.13142v1 (CC0 metadata, in the bundled sample): no sentence may be copied as
+# "we present ..." (the role model reads it as a result); the one after it says what the
+# method does, and the two after that what it achieves.
+ROOTS = (
+    'Modern language models address complex questions through chain-of-thought (CoT) '
+    'reasoning (Wei et al., 2023) and retrieval augmentation (Lewis et al., 2021), yet '
+    'struggle with error propagation and knowledge integration. Tree-structured reasoning '
+    'methods, particularly the Probabilistic Tree-of-Thought (ProbTree)(Cao et al., 2023) '
+    'framework, mitigate these issues by decomposing questions into hierarchical '
+    'structures and selecting answers through confidence-weighted aggregation of '
+    "parametric and retrieved knowledge (Yao et al., 2023). However, ProbTree's static "
+    'implementation introduces two key limitations: (1) the reasoning tree is fixed during'
+    ' the initial construction phase, preventing dynamic adaptation to intermediate '
+    'results, and (2) each node requires exhaustive evaluation of all possible solution '
+    'strategies, creating computational inefficiency. We present a dynamic reinforcement '
+    'learning (Sutton and Barto, 2018) framework that transforms tree-based reasoning into'
+    ' an adaptive process. Our approach incrementally constructs the reasoning tree based '
+    'on real-time confidence estimates, while learning optimal policies for action '
+    "selection (decomposition, retrieval, or aggregation). This maintains ProbTree's "
+    'probabilistic rigor while improving both solution quality and computational '
+    'efficiency through selective expansion and focused resource allocation. The work '
+    'establishes a new paradigm for treestructured reasoning that balances the reliability'
+    ' of probabilistic frameworks with the flexibility required for real-world question '
+    'answering systems.')
+
+
+def _views(arxiv_id: str, title: str, abstract: str) -> dict[str, str | None]:
+    paper = PaperInput(arxiv_id, title, abstract, None, None, "abstract_only",
+                       "no documents row", ("cs.LG",))
+    record, _ = decompose(paper)
+    return derive_views(record)
+
+
+def test_the_problem_stated_after_what_the_paper_studies_and_before_its_solution() -> None:
+    views = _views("2505.23720", "COBRA: Contextual Bandit Algorithm for Ensuring Truthful "
+                   "Strategic Agents", COBRA)
+    assert all(views[name] for name in ("problem_setting", "challenge", "proposal"))
+    assert "Existing work in contextual bandits assumes" in views["challenge"]
+    for name in PROBLEM_VIEWS:
+        assert "we propose" not in views[name] and "COBRA" not in views[name]
+    assert "we propose an algorithm, COBRA" in views["proposal"]
+    assert not any("experimental results" in v for v in views.values() if v)
+
+
+def test_the_method_part_of_an_abstract_is_the_proposal_and_its_outcomes_never() -> None:
+    views = _views("2507.13142", "From Roots to Rewards: Dynamic Tree Reasoning with RL", ROOTS)
+    assert "Our approach incrementally constructs the reasoning tree" in views["proposal"]
+    text = "\n".join(v for v in views.values() if v)
+    assert "while improving both solution quality" not in text
+    assert "establishes a new paradigm" not in text
+
+
+def _sentence(text: str, role: str = "method", safe: bool = True, leaky: bool = False,
+              before_method: bool = False) -> Sentence:
+    return Sentence(text, "abstract", "Abstract", 0, safe, leaky, not safe,
+                    before_method, role=role)
+
+
+def test_the_method_part_ends_at_the_first_sentence_that_reports_anything() -> None:
+    doc = SimpleNamespace(sentences=[
+        _sentence("Surveys of this setting are fragmented across fields.", "background",
+                  before_method=True),
+        _sentence("This study builds a registry of the deployed systems."),
+        # a solution statement held back only by where it stands does not end the part
+        _sentence("We propose a shared schema for the registry entries.", safe=False),
+        _sentence("The registry links every system to its operator."),
+        _sentence("Most entries were incomplete."),  # a report: the part ends here
+        _sentence("The registry covers the largest operators."),  # read as method: too late
+    ])
+    assert _method_roles(doc) == ["This study builds a registry of the deployed systems.",
+                                  "The registry links every system to its operator."]
+    # a judge-flagged sentence ends the part, whatever it says
+    doc.sentences[2] = _sentence("We propose a schema that is more complete.", safe=False,
+                                 leaky=True)
+    assert _method_roles(doc) == ["This study builds a registry of the deployed systems."]
+
+
+def test_the_contribution_cue_reads_what_a_study_examines_and_what_it_is_for() -> None:
+    assert cues.CONTRIBUTION.search("This study examines the potential of KANs for intrusion "
+                                    "detection.")
+    assert cues.CONTRIBUTION.search("Our work examines the benefits of continuous tokens.")
+    assert cues.CONTRIBUTION.search("The purpose of this paper is to demonstrate the "
+                                    "applicability of ICA.")
+    assert not cues.CONTRIBUTION.search("Existing studies examine only in-distribution data.")
