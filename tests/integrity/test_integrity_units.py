@@ -77,6 +77,10 @@ def test_method_leaks_find_solutions_and_the_methods_own_names() -> None:
     assert method_leaks("Unlike OpenCat routers, nothing is learned.", terms)[0].kind == \
         "method_name"
     assert method_leaks("Tokens are dropped when an expert is full.", terms) == []
+    # the paper's own contribution in the passive, not prior work told in the past
+    assert method_leaks("A two-stage decoder is presented and analysed.", terms)[0].kind == \
+        "solution_statement"
+    assert method_leaks("Routers were proposed by earlier work.", terms) == []
 
 
 def test_a_token_the_title_uses_outside_the_name_is_the_field_not_the_method() -> None:

@@ -525,9 +525,9 @@ def _method_roles(doc: _Doc, limit: int = 3, exclude: Iterable[str] = ()) -> lis
 def _method_heads(doc: _Doc) -> list[str]:
     """Where no whole sentence may say what the method is (the abstract's method statement
     also says what it achieves), the verbatim head that says only what it is, when it is
-    clean on its own."""
+    clean on its own; never from a result or conclusion block, whatever its wording."""
     for s in doc.sentences:
-        if s.kind in ("abstract", "introduction") and not s.safe:
+        if s.kind in ("abstract", "introduction") and not s.safe and not s.outcome:
             head = contrast.method_head(s.text)
             if head and not looks_like_instruction(head) and doc.clean(head):
                 return [head]

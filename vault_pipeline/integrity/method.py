@@ -24,7 +24,11 @@ _SOLUTION = re.compile(
     r"|approach|framework|model|system|technique|algorithm|solution|architecture|scheme"
     r"|pipeline|strategy|procedure|formulation|estimator)s?\b"
     r"|\b(?:to (?:address|solve|tackle|overcome|remedy|fix|close) (?:this|these|the"
-    r" (?:problem|issue|gap|challenge|limitation)s?),? we\b)",
+    r" (?:problem|issue|gap|challenge|limitation)s?),? we\b)"
+    # the paper's own contribution in the passive: "a converter is presented", "... are
+    # proposed" (present tense: prior work is told in the past, "was proposed by")
+    r"|\b(?:is|are)\s+(?:here(?:in)?\s+|also\s+|then\s+|first\s+|newly\s+)?(?:presented"
+    r"|proposed|introduced|developed|designed|devised|constructed|formulated|put forward)\b",
     re.IGNORECASE)
 _CODED = re.compile(r"^(?=.*[A-Z].*[A-Z]|.*\d)[A-Za-z][\w\-+.]*[\w+]$")  # OpenCat, BERT-X, T5
 _COMMON = {"AI", "ML", "NLP", "LLM", "LLMs", "GPU", "GPUs", "CPU", "API", "RL", "CNN", "RNN",
