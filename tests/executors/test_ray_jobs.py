@@ -83,10 +83,17 @@ pytest.importorskip("ray")
 pytest.importorskip("dagster_ray")
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _ports(n: int) -> list[int]:
+    """``n`` distinct free ports: every socket is held until all are bound (ports taken one
+    at a time may be handed out twice, and Ray refuses two components on one port)."""
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 def _wait(head: subprocess.Popen, address: str, log: Path) -> str:
@@ -114,7 +121,9 @@ def job_server() -> Iterator[Callable[[], str]]:
     is touched; token authentication off, as on a cluster reached only from inside its
     network."""
     bin_dir = Path(sys.executable).parent
-    port, dashboard = _port(), _port()
+    agents = ("ray-client-server", "dashboard-agent-listen", "dashboard-agent-grpc",
+              "metrics-export", "runtime-env-agent")
+    port, dashboard, *agent_ports = _ports(2 + len(agents))
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
            "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
     env.pop("RAY_ADDRESS", None)
@@ -128,9 +137,7 @@ def job_server() -> Iterator[Callable[[], str]]:
          f"--port={port}", "--dashboard-host=127.0.0.1", f"--dashboard-port={dashboard}",
          "--num-cpus=2", "--include-dashboard=true", f"--temp-dir={temp}",
          # free ports for the agents too: their fixed defaults collide with another Ray
-         *(f"--{name}-port={_port()}" for name in (
-             "ray-client-server", "dashboard-agent-listen", "dashboard-agent-grpc",
-             "metrics-export", "runtime-env-agent"))],
+         *(f"--{name}-port={p}" for name, p in zip(agents, agent_ports, strict=True))],
         env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True)
     try:
         yield functools.partial(_wait, head, f"http://127.0.0.1:{dashboard}", log)
