@@ -268,7 +268,8 @@ class TableStore:
             data = self.fs.cat_file(self.path(table))
             self._check_object(table, data)
             source = io.BytesIO(data)
-        with pq.ParquetFile(source) as parquet:
+        # Not pre-buffered: that keeps every row group read so far allocated.
+        with pq.ParquetFile(source, pre_buffer=False) as parquet:
             for batch in parquet.iter_batches(batch_size=rows, columns=cols):
                 frame = pl.from_arrow(batch)
                 assert isinstance(frame, pl.DataFrame)
