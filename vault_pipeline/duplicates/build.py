@@ -17,7 +17,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from vault_pipeline.duplicates import incremental, ngrams, records, semantic, texts
+from vault_pipeline.duplicates import incremental, lsh, ngrams, records, semantic, texts
 from vault_pipeline.duplicates.clusters import build_clusters
 from vault_pipeline.duplicates.exact import exact_pairs
 from vault_pipeline.duplicates.incremental import SIGNATURE_COLUMNS, Sink, kept
@@ -41,7 +41,7 @@ ABSTRACT, FULLTEXT, SEMANTIC = "minhash_abstract", "minhash_fulltext", "semantic
 VIEWS_OVERLAP = "views_ngram"
 FUZZY = (ABSTRACT, FULLTEXT, SEMANTIC, VIEWS_OVERLAP)
 DOCUMENT_BATCH = 500  # full texts read at a time (some 60,000 characters each)
-SORT_MEMORY = "256MB"  # DuckDB's sort of the signatures spills past this
+SORT_MEMORY = "128MB"  # DuckDB's sort of the signatures spills past this
 
 
 @dataclass
@@ -281,9 +281,8 @@ class _SignatureFile:
         with duckdb.connect(config={"memory_limit": SORT_MEMORY, "threads": 1,
                                     "temp_directory": str(work / "spill"),
                                     "preserve_insertion_order": True}) as db:
-            reader = db.execute(f"SELECT * FROM read_parquet('{self.path}') "
-                                "ORDER BY method, id").to_arrow_reader(50_000)
-            yield from reader
+            yield from db.sql(f"SELECT * FROM read_parquet('{self.path}') "
+                              "ORDER BY method, id").to_arrow_reader(lsh.BLOCK)
 
 
 def build_duplicates(paths: VaultPaths, settings: DuplicatesSettings, embedder=None
