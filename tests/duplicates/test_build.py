@@ -182,3 +182,13 @@ def test_the_stage_streams_the_store_to_the_same_tables(vault_paths, monkeypatch
                                  BagOfWords())
     assert grown[0].equals(scratch[0].cast(grown[0].schema))
     assert grown[2].equals(scratch[2].cast(grown[2].schema))
+
+
+def test_a_stored_row_is_unchanged_only_with_its_id_and_text_hash() -> None:
+    from vault_pipeline.duplicates.incremental import unchanged
+
+    ids, hashes = pl.Series(["b", "d"]), pl.Series(["hb", "hd"])
+    rows = pl.DataFrame({"id": ["a", "b", "b", "c", "d", "e"],
+                         "text_sha256": ["ha", "hb", "old", "hc", "hd", "he"]})
+    assert unchanged(rows, ids, hashes).to_list() == [False, True, False, False, True, False]
+    assert unchanged(rows, ids.clear(), hashes.clear()).to_list() == [False] * 6

@@ -240,14 +240,18 @@ KEY_COLUMNS = {PAPERS: ("arxiv_id", "title", "authors", "doi", "published"),
 
 
 def store_inputs(store: TableStore, settings: DuplicatesSettings) -> Inputs:
-    """The stage's inputs from the store: records without their abstracts, texts and
-    stored rows as batches read on demand."""
+    """The stage's inputs from the store: records without their abstracts (and with their
+    first author only), texts and stored rows as batches read on demand."""
     def batches(table, columns=None, rows=None) -> Batches:
         extra = {} if rows is None else {"rows": rows}
         return lambda: store.batches(table, columns, **extra)
 
-    recs = records.gather(store.read_optional(PAPERS, KEY_COLUMNS[PAPERS]),
-                          store.read_optional(SUBMISSIONS, KEY_COLUMNS[SUBMISSIONS]),
+    def keys(table) -> pl.DataFrame | None:  # the first author is all the exact keys use
+        frames = [b.with_columns(pl.col("authors").list.head(1))
+                  for b in store.batches(table, KEY_COLUMNS[table])]
+        return pl.concat(frames) if frames else None
+
+    recs = records.gather(keys(PAPERS), keys(SUBMISSIONS),
                           store.read_optional(CITATION_COUNTS))
     text = ("title", "abstract")
     return Inputs(

@@ -82,11 +82,10 @@ def signature_rows(method: str, params: str, ids: list[str], hashes: list[str],
 
 def kept(previous: Batches, method: str, old_ids: list[str]) -> pl.DataFrame:
     """Pairs of a method found before between two texts that are stored unchanged."""
-    keep = pl.Series(old_ids, dtype=pl.String).implode()
-    found = [batch.filter((pl.col("method") == method) & pl.col("a").is_in(keep)
-                          & pl.col("b").is_in(keep)).select(list(PAIR_COLUMNS))
-             for batch in previous()]
-    return pl.concat([empty_pairs(), *found])
+    mine = pl.concat([empty_pairs(), *(b.filter(pl.col("method") == method)
+                                       .select(list(PAIR_COLUMNS)) for b in previous())])
+    keep = pl.Series(old_ids, dtype=pl.String).implode()  # one set, not one a batch
+    return mine.filter(pl.col("a").is_in(keep) & pl.col("b").is_in(keep))
 
 
 @dataclass
@@ -101,14 +100,24 @@ class Counted:
         return self.old + self.new
 
 
+def unchanged(rows: pl.DataFrame, ids: pl.Series, hashes: pl.Series) -> pl.Series:
+    """Which rows' (id, text hash) are among the current texts' (``ids`` sorted): a binary
+    search per row, not a hash table of every current text built again for each batch."""
+    if rows.is_empty() or ids.is_empty():
+        return pl.Series([False] * rows.height, dtype=pl.Boolean)
+    at = ids.search_sorted(rows["id"]).clip(0, ids.len() - 1)
+    return ((ids.gather(at) == rows["id"]) & (hashes.gather(at) == rows["text_sha256"])
+            ).fill_null(False)
+
+
 def stored_blocks(stored: Batches, method: str, key: str, current: pl.DataFrame,
                   num_perm: int, sink: Sink, counted: Counted) -> Iterator[np.ndarray]:
     """The stored signatures of unchanged texts, a batch at a time, as (rows, num_perm)
     arrays; each batch's rows go to the sink and their ids to ``counted.old``."""
-    want = current.select("id", "text_sha256")
+    want = current.select("id", "text_sha256").sort("id")
     for batch in stored():
-        mine = batch.filter((pl.col("method") == method) & (pl.col("params") == key)).join(
-            want, on=["id", "text_sha256"], how="semi")
+        mine = batch.filter((pl.col("method") == method) & (pl.col("params") == key))
+        mine = mine.filter(unchanged(mine, want["id"], want["text_sha256"]))
         if mine.is_empty():
             continue
         counted.old.extend(mine["id"].to_list())
