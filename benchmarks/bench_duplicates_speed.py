@@ -19,7 +19,16 @@ datatrove 0.10 passes str to xxhash, which xxhash 4 rejects: the benchmark encod
 first, as xxhash 3 did inside. Planted duplicates (2 %: a copy with 3 words replaced) give
 each side's recall, with a 95 % Wilson interval. datatrove runs in its own environment, so
 its dependencies do not touch the project's: `pip install datatrove==0.10.1 spacy regex
-tokenizers pyarrow orjson polars xxhash`."""
+tokenizers pyarrow orjson polars xxhash`.
+
+``--stage`` measures the whole stage instead (:func:`build_duplicates`: records, exact
+keys, both MinHash methods, views, clusters, the tables written; no embedder): a synthetic
+vault's `papers` table of each size from the same abstracts, the stage run in its own
+one-thread process, first on the empty vault, then again (a refresh: nothing new, every
+stored signature read back), with each run's peak RSS (VmHWM) side by side:
+
+    python benchmarks/bench_duplicates_speed.py --stage --fast-corpus --sizes 100000 1000000
+"""
 
 from __future__ import annotations
 
@@ -192,6 +201,70 @@ def run_datatrove(path: Path, work: Path) -> dict:
             "removed": removed}
 
 
+def make_vault(corpus: Path, home: Path) -> None:
+    """A vault whose `papers` are the corpus's texts (the first 12 words the title, the
+    rest the abstract), written through the table store a batch at a time."""
+    import polars as pl
+
+    from vault_pipeline.schemas import PAPERS
+    from vault_pipeline.store.paths import VaultPaths
+
+    store = VaultPaths(home).ensure().store
+    when = pl.datetime(2020, 1, 1, time_zone="UTC")
+
+    def batches():
+        for batch in _text_batches(corpus, 50_000, ["id", "text"]):
+            frame = pl.from_arrow(batch)
+            words = pl.col("text").str.split(" ")
+            yield frame.select(
+                arxiv_id="id", latest_version=pl.lit(1),
+                title=words.list.head(12).list.join(" "),
+                abstract=words.list.slice(12).list.join(" "),
+                authors=pl.concat_list(pl.lit("Author ") + pl.col("id").str.slice(-4)),
+                published=when + pl.duration(hours=pl.col("id").str.slice(1).cast(pl.Int64)),
+                updated=when, source=pl.lit("synthetic"), raw_sha256=pl.lit("0")
+            ).with_columns([pl.lit(None).alias(c) for c in PAPERS.names
+                            if c not in {"arxiv_id", "latest_version", "title", "abstract",
+                                         "authors", "published", "updated", "source",
+                                         "raw_sha256"}])
+
+    store.write_batches(PAPERS, batches())
+
+
+def run_stage(home: Path) -> dict:
+    """The duplicates stage over a vault, as `vault materialize` runs it (no embedder)."""
+    from vault_pipeline.duplicates.build import build_duplicates
+    from vault_pipeline.duplicates.settings import NO_EMBEDDER, DuplicatesSettings
+    from vault_pipeline.store.paths import VaultPaths
+
+    cpu, start = time.process_time(), time.perf_counter()
+    report = build_duplicates(VaultPaths(home), DuplicatesSettings(model=NO_EMBEDDER))
+    return {"seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu,
+            "pairs": report.pairs, "clusters": report.clusters,
+            "new": report.new_by_method.get("minhash_abstract", 0),
+            "stored": report.stored_by_method.get("minhash_abstract", 0)}
+
+
+def stage_main(sizes: list[int], fast: bool) -> None:
+    """The whole stage at each size, first run and refresh, peak RSS side by side."""
+    print(f"{load_line()}; the stage in its own one-thread process", flush=True)
+    print(f"{'papers':>9s} {'run':>8s} {'wall s':>8s} {'cpu s':>8s} {'peak MB':>8s} "
+          f"{'new':>9s} {'stored':>9s} {'pairs':>8s} {'clusters':>8s}", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            corpus, home = Path(tmp) / f"abstracts_{n}.parquet", Path(tmp) / f"vault_{n}"
+            (make_corpus_fast if fast else make_corpus)(n, corpus)
+            make_vault(corpus, home)
+            for run in ("first", "refresh"):
+                r = measure("stage", home, 0)
+                if "error" in r:
+                    print(f"{n:9d} {run:>8s} {r['error']}", flush=True)
+                    break
+                print(f"{n:9d} {run:>8s} {r['seconds']:8.1f} {r['cpu_seconds']:8.1f} "
+                      f"{r['peak_rss_mb']:8.0f} {r['new']:9d} {r['stored']:9d} "
+                      f"{r['pairs']:8d} {r['clusters']:8d}; {load_line()}", flush=True)
+
+
 def peak_rss_mb() -> float:
     """This process's own peak resident memory (VmHWM). Not getrusage's ru_maxrss: Linux
     carries that across exec, so a child would report its parent's peak when larger."""
@@ -204,7 +277,8 @@ def peak_rss_mb() -> float:
 def side(args: argparse.Namespace) -> None:
     path = Path(args.corpus)
     with tempfile.TemporaryDirectory() as work:
-        out = (run_ours(path, args.chunk) if args.side == "ours"
+        out = (run_stage(path) if args.side == "stage" else
+               run_ours(path, args.chunk) if args.side == "ours"
                else run_datatrove(path, Path(work)))
     out["peak_rss_mb"] = peak_rss_mb()
     print(json.dumps(out))
@@ -294,11 +368,16 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=5_000)
     parser.add_argument("--fast-corpus", action="store_true",
                         help="draw the abstracts with NumPy (for a million)")
-    parser.add_argument("--side", choices=("ours", "datatrove"))
+    parser.add_argument("--stage", action="store_true",
+                        help="the whole stage on a synthetic vault, first run and refresh")
+    parser.add_argument("--side", choices=("ours", "datatrove", "stage"))
     parser.add_argument("--corpus")
     args = parser.parse_args()
     if args.side:
         side(args)
+        return
+    if args.stage:
+        stage_main(args.sizes, args.fast_corpus)
         return
     import polars as pl
 

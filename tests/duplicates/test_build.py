@@ -118,3 +118,77 @@ def test_empty_input_gives_empty_tables() -> None:
         records.empty(), None, None, DuplicatesSettings(), None, None)
     assert pairs.is_empty() and clusters.is_empty() and sigs.is_empty()
     assert report.records == 0
+
+
+def _store_run(paths, papers: pl.DataFrame, documents: pl.DataFrame, monkeypatch):
+    """The stage over the store, read 2 rows and 1 full text at a time."""
+    from vault_pipeline.duplicates import build
+    from vault_pipeline.schemas import (
+        CITATION_COUNTS,
+        DOCUMENTS,
+        DUPLICATE_CLUSTERS,
+        DUPLICATE_PAIRS,
+        DUPLICATE_SIGNATURES,
+    )
+    from vault_pipeline.schemas import PAPERS as PAPERS_TABLE
+    from vault_pipeline.schemas import SUBMISSIONS as SUBMISSIONS_TABLE
+    from vault_pipeline.store import tables
+
+    monkeypatch.setattr(tables.TableStore.batches, "__defaults__", (None, 2))
+    monkeypatch.setattr(build, "DOCUMENT_BATCH", 1)
+    store = paths.store
+    when = datetime(2026, 1, 1, tzinfo=UTC)
+    filled = {"updated": when, "read_at": when, "source": "test", "raw_sha256": "0",
+              "venue_id": "venue", "review_count": 0}
+
+    def table(schema, frame: pl.DataFrame) -> None:
+        store.write(schema, frame.select(
+            [pl.col(f.name) if f.name in frame.columns
+             else pl.lit(None if f.nullable else filled[f.name]).alias(f.name)
+             for f in schema.arrow]))
+
+    table(PAPERS_TABLE, papers.with_columns(
+        published=pl.col("published").cast(pl.Datetime("us", "UTC"))))
+    table(SUBMISSIONS_TABLE, SUBMISSIONS)
+    table(CITATION_COUNTS, COUNTS)
+    table(DOCUMENTS, documents)
+    report = build.build_duplicates(paths, DuplicatesSettings(), BagOfWords())
+    return (store.read(DUPLICATE_PAIRS), store.read(DUPLICATE_CLUSTERS),
+            store.read(DUPLICATE_SIGNATURES), report)
+
+
+DOCS = pl.DataFrame({
+    "arxiv_id": ["2401.00001", "2601.00002", None, "2602.00003"],
+    "forum_id": [None, None, "F1", None], "status": ["ok", "ok", "ok", "failed"],
+    "source": ["pdf", "pdf", "pdf", "pdf"],
+    "text": [ABSTRACT * 8, ABSTRACT * 7 + OTHER, OTHER * 9, None]})
+
+
+def test_the_stage_streams_the_store_to_the_same_tables(vault_paths, monkeypatch) -> None:
+    """Read a batch of two rows at a time, written as made: the tables are those of the
+    function over whole frames, and a refresh signs only the new paper."""
+    first = PAPERS.filter(pl.col("arxiv_id") != "2601.00002")
+    stored_run = _store_run(vault_paths, first, DOCS, monkeypatch)
+    whole = compute_duplicates(recs(first), DOCS, None, DuplicatesSettings(), None, None,
+                               BagOfWords())
+    for got, want in zip(stored_run[:3], whole[:3], strict=True):
+        assert got.equals(want.cast(got.schema))
+    assert stored_run[3].new_by_method == whole[3].new_by_method
+    assert ("2401.00001", "2601.00002") in methods(stored_run[0])  # their full texts
+    grown = _store_run(vault_paths, PAPERS, DOCS, monkeypatch)
+    assert grown[3].new_by_method == {"minhash_abstract": 1, "minhash_fulltext": 0,
+                                      "views_ngram": 0, "semantic": 1}
+    scratch = compute_duplicates(recs(PAPERS), DOCS, None, DuplicatesSettings(), None, None,
+                                 BagOfWords())
+    assert grown[0].equals(scratch[0].cast(grown[0].schema))
+    assert grown[2].equals(scratch[2].cast(grown[2].schema))
+
+
+def test_a_stored_row_is_unchanged_only_with_its_id_and_text_hash() -> None:
+    from vault_pipeline.duplicates.incremental import unchanged
+
+    ids, hashes = pl.Series(["b", "d"]), pl.Series(["hb", "hd"])
+    rows = pl.DataFrame({"id": ["a", "b", "b", "c", "d", "e"],
+                         "text_sha256": ["ha", "hb", "old", "hc", "hd", "he"]})
+    assert unchanged(rows, ids, hashes).to_list() == [False, True, False, False, True, False]
+    assert unchanged(rows, ids.clear(), hashes.clear()).to_list() == [False] * 6

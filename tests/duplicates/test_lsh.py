@@ -89,7 +89,7 @@ def test_nothing_new_compares_nothing_and_verify_reads_a_batch_at_a_time(tmp_pat
 
 
 def test_stage_signs_blocks_capped_by_texts_and_characters(monkeypatch) -> None:
-    from vault_pipeline.duplicates.build import _signed_blocks
+    from vault_pipeline.duplicates.incremental import signed_blocks as _signed_blocks
 
     monkeypatch.setattr(lsh, "BLOCK", 3)
     monkeypatch.setattr(lsh, "BLOCK_CHARS", 10)

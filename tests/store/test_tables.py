@@ -55,6 +55,18 @@ def test_append_keeps_rows(store: TableStore) -> None:
     assert store.append(SPLITS, _splits(2)) == 3
 
 
+def test_batches_read_and_write_a_table_without_holding_it(store: TableStore) -> None:
+    assert list(store.batches(SPLITS)) == []  # never written: no batches
+    assert store.write_batches(SPLITS, (_splits(n) for n in (3, 0, 4))) == 7
+    got = list(store.batches(SPLITS, ["arxiv_id"], rows=2))
+    assert [b.height for b in got] == [2, 2, 2, 1]
+    assert pl.concat(got).equals(pl.concat([_splits(3), _splits(4)]).select("arxiv_id"))
+    assert store.read(SPLITS).equals(pl.concat([_splits(3), _splits(4)]).select(SPLITS.names))
+    with pytest.raises(ValueError, match="lacks columns"):
+        store.write_batches(SPLITS, [pl.DataFrame({"split": ["vault"]})])
+    assert store.rows(SPLITS) == 7  # a failed streamed write leaves the table
+
+
 def test_a_failed_write_leaves_the_table(tmp_path) -> None:
     store = VaultPaths(tmp_path).store
     store.write(SPLITS, _splits(2))

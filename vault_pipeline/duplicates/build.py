@@ -1,11 +1,12 @@
 """The duplicates stage's build: exact pairs (recomputed whole, they are hash joins), then
 each fuzzy method incrementally: only texts new or changed since the stored signatures are
 signed, embedded and compared, against everything stored; the pairs of unchanged texts are
-kept. Then the clusters, from every pair."""
+kept. Then the clusters, from every pair. The texts and the stored signatures are read from
+the store a batch at a time and the signatures written as they are made (:mod:`.texts`,
+:mod:`.incremental`), so the MinHash methods never hold the corpus."""
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -13,11 +14,16 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-from vault_pipeline.duplicates import lsh, minhash, ngrams, records, semantic
+from vault_pipeline.duplicates import incremental, lsh, ngrams, records, semantic, texts
 from vault_pipeline.duplicates.clusters import build_clusters
-from vault_pipeline.duplicates.exact import PAIR_COLUMNS, empty_pairs, exact_pairs
+from vault_pipeline.duplicates.exact import exact_pairs
+from vault_pipeline.duplicates.incremental import SIGNATURE_COLUMNS, Sink, kept
+from vault_pipeline.duplicates.minhash import MinHashParams
 from vault_pipeline.duplicates.settings import NO_EMBEDDER, DuplicatesSettings
+from vault_pipeline.duplicates.texts import Batches
 from vault_pipeline.schemas import (
     CITATION_COUNTS,
     DOCUMENTS,
@@ -29,13 +35,13 @@ from vault_pipeline.schemas import (
     VIEWS,
 )
 from vault_pipeline.store.paths import VaultPaths
+from vault_pipeline.store.tables import TableStore
 
 ABSTRACT, FULLTEXT, SEMANTIC = "minhash_abstract", "minhash_fulltext", "semantic"
 VIEWS_OVERLAP = "views_ngram"
 FUZZY = (ABSTRACT, FULLTEXT, SEMANTIC, VIEWS_OVERLAP)
-SIGNATURE_COLUMNS = {"id": pl.String, "method": pl.String, "params": pl.String,
-                     "text_sha256": pl.String, "signature": pl.List(pl.UInt32),
-                     "vector": pl.List(pl.Float32)}
+DOCUMENT_BATCH = 500  # full texts read at a time (some 60,000 characters each)
+SORT_MEMORY = "128MB"  # DuckDB's sort of the signatures spills past this
 
 
 @dataclass
@@ -52,13 +58,9 @@ class DuplicatesReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def _sha(texts: list[str]) -> list[str]:
-    return [hashlib.sha256(t.encode()).hexdigest() for t in texts]
-
-
 @dataclass
 class _Texts:
-    """The current texts of one method, split into those stored unchanged and the new."""
+    """The current texts of one held method, split into those stored unchanged and the new."""
 
     ids: list[str]  # old first, then new: the row numbers of the comparison
     n_old: int
@@ -67,98 +69,33 @@ class _Texts:
     old: pl.DataFrame  # stored signature rows of the unchanged texts, in ``ids`` order
 
 
+def _mine(stored: Batches, method: str, params: str) -> pl.DataFrame:
+    """One method's stored signature rows under ``params``, read a batch at a time."""
+    return pl.concat([pl.DataFrame(schema=SIGNATURE_COLUMNS), *(
+        b.filter((pl.col("method") == method) & (pl.col("params") == params))
+        .select(list(SIGNATURE_COLUMNS)).cast(SIGNATURE_COLUMNS) for b in stored())])
+
+
 def _split(method: str, params: str, ids: list[str], texts: list[str],
-           stored: pl.DataFrame) -> _Texts:
-    current = pl.DataFrame({"id": ids, "text_sha256": _sha(texts), "text": texts},
+           stored: Batches, sink: Sink) -> _Texts:
+    """The split of a method that holds every text; the unchanged rows go to ``sink``."""
+    current = pl.DataFrame({"id": ids, "text_sha256": incremental.sha(texts), "text": texts},
                            schema={"id": pl.String, "text_sha256": pl.String,
                                    "text": pl.String})
-    mine = stored.filter((pl.col("method") == method) & (pl.col("params") == params))
-    old = mine.join(current.select("id", "text_sha256"), on=["id", "text_sha256"],
-                    how="semi").sort("id")
+    old = _mine(stored, method, params).join(current.select("id", "text_sha256"),
+                                             on=["id", "text_sha256"], how="semi").sort("id")
     new = current.join(old.select("id", "text_sha256"), on=["id", "text_sha256"],
                        how="anti").sort("id")
+    sink(old)
     return _Texts(old["id"].to_list() + new["id"].to_list(), old.height,
                   new["text"].to_list(), new["text_sha256"].to_list(), old)
 
 
-def _kept(previous: pl.DataFrame | None, method: str, old_ids: list[str]) -> pl.DataFrame:
-    """Pairs of a method found before between two texts that are stored unchanged."""
-    if previous is None or previous.is_empty():
-        return empty_pairs()
-    same = previous.filter(pl.col("method") == method)
-    keep = pl.Series(old_ids, dtype=pl.String).implode()
-    return same.filter(pl.col("a").is_in(keep) & pl.col("b").is_in(keep)).select(
-        list(PAIR_COLUMNS))
-
-
-def _named(rows: pl.DataFrame, ids: list[str], method: str, evidence: pl.Expr
-           ) -> pl.DataFrame:
-    names = pl.Series(ids, dtype=pl.String)
-    return rows.with_columns(a=names.gather(rows["a"]), b=names.gather(rows["b"])).select(
-        a=pl.min_horizontal("a", "b"), b=pl.max_horizontal("a", "b"), method=pl.lit(method),
-        score=pl.col("score").cast(pl.Float64).round(4), evidence=evidence)
-
-
-def _signature_rows(method: str, params: str, t: _Texts, signatures=None, vectors=None
-                    ) -> pl.DataFrame:
-    n_new = len(t.new_sha)
-    new = pl.DataFrame({
-        "id": t.ids[t.n_old:], "method": [method] * n_new, "params": [params] * n_new,
-        "text_sha256": t.new_sha,
-        "signature": (pl.Series(signatures).cast(pl.List(pl.UInt32))
-                      if signatures is not None else [None] * n_new),
-        "vector": list(vectors) if vectors is not None else [None] * n_new},
-        schema=SIGNATURE_COLUMNS)
-    return pl.concat([t.old.select(list(SIGNATURE_COLUMNS)), new])
-
-
-def _stored_blocks(old: pl.DataFrame, num_perm: int) -> Iterator[np.ndarray]:
-    """The stored signatures, a block of rows at a time, as (rows, num_perm) arrays."""
-    for start in range(0, old.height, lsh.BLOCK):
-        column = old["signature"].slice(start, lsh.BLOCK)
-        yield column.explode().to_numpy().astype(np.uint32).reshape(len(column), num_perm)
-
-
-def _signed_blocks(texts: list[str], params: minhash.MinHashParams) -> Iterator[np.ndarray]:
-    """Signatures of at most :data:`lsh.BLOCK` texts or :data:`lsh.BLOCK_CHARS` characters
-    at a time (a full text is some 60 abstracts: its blocks hold fewer texts)."""
-    start = 0
-    while start < len(texts):
-        end, chars = start, 0
-        while end < len(texts) and end - start < lsh.BLOCK and (
-                end == start or chars + len(texts[end]) <= lsh.BLOCK_CHARS):
-            chars += len(texts[end])
-            end += 1
-        yield minhash.signatures(pl.Series(texts[start:end], dtype=pl.String), params)
-        start = end
-
-
-def minhash_method(method: str, ids: list[str], texts: list[str], stored: pl.DataFrame,
-                   previous: pl.DataFrame | None, params: minhash.MinHashParams,
-                   threshold: float, work: Path | None = None
-                   ) -> tuple[pl.DataFrame, pl.DataFrame, _Texts]:
-    """(pairs, signature rows, texts) of one MinHash method, comparing new texts only;
-    signing, candidates and verification a block at a time (:mod:`.lsh`)."""
-    key = f"{params.name()}:t{threshold}"
-    t = _split(method, key, ids, texts, stored)
-    signed: list[np.ndarray] = []
-    scored, _ = lsh.lsh_pairs(_stored_blocks(t.old, params.num_perm),
-                              _signed_blocks(t.new_texts, params), params, threshold, work,
-                              on_new=signed.append)
-    new_sig = (np.vstack(signed) if signed
-               else np.zeros((0, params.num_perm), dtype=np.uint32))
-    evidence = pl.format(f"estimated Jaccard {{}} of {params.ngram}-word shingles "
-                         f"(LSH {params.bands}x{params.rows})", pl.col("score").round(3))
-    pairs = pl.concat([_kept(previous, method, t.ids[:t.n_old]),
-                       _named(scored, t.ids, method, evidence)])
-    return pairs, _signature_rows(method, key, t, signatures=new_sig), t
-
-
-def semantic_method(ids: list[str], texts: list[str], stored: pl.DataFrame,
-                    previous: pl.DataFrame | None, embedder, threshold: float
-                    ) -> tuple[pl.DataFrame, pl.DataFrame, _Texts]:
+def semantic_method(ids: list[str], abstracts: list[str], stored: Batches,
+                    previous: Batches, embedder, threshold: float, sink: Sink
+                    ) -> tuple[pl.DataFrame, _Texts]:
     key = f"{embedder.name}:t{threshold}"
-    t = _split(SEMANTIC, key, ids, texts, stored)
+    t = _split(SEMANTIC, key, ids, abstracts, stored, sink)
     old = (np.asarray(t.old["vector"].to_list(), dtype=np.float32)
            .reshape(t.n_old, embedder.dimension))
     new = (np.asarray(embedder.embed(t.new_texts), dtype=np.float32) if t.new_texts
@@ -166,46 +103,34 @@ def semantic_method(ids: list[str], texts: list[str], stored: pl.DataFrame,
     found = semantic.cosine_pairs(new, old, threshold)
     evidence = pl.format(f"cosine {{}} of title-and-abstract embeddings ({embedder.name})",
                          pl.col("score").round(3))
-    pairs = pl.concat([_kept(previous, SEMANTIC, t.ids[:t.n_old]),
-                       _named(found, t.ids, SEMANTIC, evidence)])
-    return pairs, _signature_rows(SEMANTIC, key, t, vectors=new), t
+    sink(incremental.signature_rows(SEMANTIC, key, t.ids[t.n_old:], t.new_sha, vectors=new))
+    return pl.concat([kept(previous, SEMANTIC, t.ids[:t.n_old]),
+                      incremental.named(found, t.ids, SEMANTIC, evidence)]), t
 
 
-def overlap_method(ids: list[str], texts: list[str], stored: pl.DataFrame,
-                   previous: pl.DataFrame | None, n: int, threshold: float
-                   ) -> tuple[pl.DataFrame, pl.DataFrame, _Texts]:
+def overlap_method(ids: list[str], views: list[str], stored: Batches, previous: Batches,
+                   n: int, threshold: float, sink: Sink) -> tuple[pl.DataFrame, _Texts]:
     """Views sharing more than ``threshold`` of the shorter one's ``n``-grams: new views
     against every other paper's."""
     key = f"ngram{n}:t{threshold}"
-    t = _split(VIEWS_OVERLAP, key, ids, texts, stored)
-    every = dict(zip(ids, texts, strict=True))
+    t = _split(VIEWS_OVERLAP, key, ids, views, stored, sink)
+    every = dict(zip(ids, views, strict=True))
     new_ids = t.ids[t.n_old:]
     found = ngrams.overlaps(pl.DataFrame({"id": new_ids, "text": t.new_texts},
                                          schema={"id": pl.String, "text": pl.String}),
                             pl.DataFrame({"id": list(every), "text": list(every.values())},
                                          schema={"id": pl.String, "text": pl.String}),
                             n, threshold, symmetric=True, best=False)
+    sink(incremental.signature_rows(VIEWS_OVERLAP, key, new_ids, t.new_sha))
     pairs = pl.concat([
-        _kept(previous, VIEWS_OVERLAP, t.ids[:t.n_old]),
+        kept(previous, VIEWS_OVERLAP, t.ids[:t.n_old]),
         found.select(a=pl.min_horizontal("query", "match"),
                      b=pl.max_horizontal("query", "match"), method=pl.lit(VIEWS_OVERLAP),
                      score=pl.col("overlap").round(4),
                      evidence=pl.format(f"{{}} of the shorter text's {n}-grams shared ({{}} "
                                         "of {})", pl.col("overlap").round(3),
                                         pl.col("shared"), pl.col("grams")))])
-    return pairs, _signature_rows(VIEWS_OVERLAP, key, t), t
-
-
-def fulltexts(documents: pl.DataFrame | None, chars: int) -> tuple[list[str], list[str]]:
-    """(ids, texts) of every converted full text (not an abstract fallback)."""
-    if documents is None or documents.is_empty():
-        return [], []
-    done = documents.filter((pl.col("status") == "ok") & (pl.col("source") != "abstract_only")
-                            & pl.col("text").is_not_null())
-    done = done.with_columns(id=pl.coalesce(
-        pl.col("arxiv_id"), pl.lit(f"{records.OPENREVIEW}:") + pl.col("forum_id")))
-    done = done.filter(pl.col("id").is_not_null()).unique("id", keep="first").sort("id")
-    return done["id"].to_list(), done["text"].str.slice(0, chars).to_list()
+    return pairs, t
 
 
 def view_texts(views: pl.DataFrame | None) -> tuple[list[str], list[str]]:
@@ -218,47 +143,61 @@ def view_texts(views: pl.DataFrame | None) -> tuple[list[str], list[str]]:
     return joined["arxiv_id"].to_list(), joined["text"].to_list()
 
 
-def compute_duplicates(recs: pl.DataFrame, documents: pl.DataFrame | None,
-                       views: pl.DataFrame | None, settings: DuplicatesSettings,
-                       stored: pl.DataFrame | None, previous: pl.DataFrame | None,
-                       embedder=None, clock: Callable[[], float] = time.perf_counter,
-                       work: Path | None = None
-                       ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, DuplicatesReport]:
-    """(pairs, clusters, signatures, report): a pure function of the records and what the
-    last run stored (``work``: where the MinHash methods' block files go meanwhile)."""
+@dataclass
+class Inputs:
+    """What the stage compares: the records (their keys, for the exact methods and the
+    clusters), the texts as batches, the views, and what the last run stored."""
+
+    recs: pl.DataFrame
+    abstracts: Batches
+    fulltexts: Batches
+    views: pl.DataFrame | None
+    stored: Batches = texts.none
+    previous: Batches = texts.none
+
+
+def compare(inputs: Inputs, settings: DuplicatesSettings, sink: Sink, embedder=None,
+            clock: Callable[[], float] = time.perf_counter, work: Path | None = None
+            ) -> tuple[pl.DataFrame, pl.DataFrame, DuplicatesReport]:
+    """(pairs, clusters, report); every signature row goes to ``sink`` (``work``: where
+    the MinHash methods' block files go meanwhile)."""
+    recs = inputs.recs
     report = DuplicatesReport(records=recs.height,
                               by_source=dict(recs.group_by("source").len().sort("source")
                                              .iter_rows()))
-    stored = stored if stored is not None else pl.DataFrame(schema=SIGNATURE_COLUMNS)
     start = clock()
     found = [exact_pairs(recs)]
     report.seconds_by_method["exact"] = clock() - start
-    sig_frames = []
-    params = minhash.MinHashParams(settings.ngram, settings.bands, settings.rows)
-    texts = records.compared_text(recs)
-    have = recs.with_columns(text=texts).filter(pl.col("text").is_not_null())
-    ids, abstracts = have["id"].to_list(), have["text"].to_list()
-    doc_ids, doc_texts = fulltexts(documents, settings.fulltext_chars)
-    view_ids, view_text = view_texts(views)
-    runs = [(ABSTRACT, lambda: minhash_method(ABSTRACT, ids, abstracts, stored, previous,
-                                              params, settings.abstract_threshold, work)),
-            (FULLTEXT, lambda: minhash_method(FULLTEXT, doc_ids, doc_texts, stored, previous,
-                                              params, settings.fulltext_threshold, work)),
-            (VIEWS_OVERLAP, lambda: overlap_method(view_ids, view_text, stored, previous,
-                                                   settings.overlap_n,
-                                                   settings.overlap_threshold))]
+    params = MinHashParams(settings.ngram, settings.bands, settings.rows)
+
+    def signed(method: str, source: Batches, threshold: float):
+        pairs, counted = incremental.minhash_method(method, source, inputs.stored,
+                                                    inputs.previous, params, threshold,
+                                                    sink, work)
+        return pairs, len(counted.new), len(counted.old)
+
+    def held(run):
+        def go():
+            pairs, t = run()
+            return pairs, len(t.new_sha), t.n_old
+        return go
+
+    runs = [(ABSTRACT, lambda: signed(ABSTRACT, inputs.abstracts, settings.abstract_threshold)),
+            (FULLTEXT, lambda: signed(FULLTEXT, inputs.fulltexts, settings.fulltext_threshold)),
+            (VIEWS_OVERLAP, held(lambda: overlap_method(
+                *view_texts(inputs.views), inputs.stored, inputs.previous,
+                settings.overlap_n, settings.overlap_threshold, sink)))]
     if embedder is not None:
-        runs.append((SEMANTIC, lambda: semantic_method(ids, abstracts, stored, previous,
-                                                       embedder,
-                                                       settings.semantic_threshold)))
+        runs.append((SEMANTIC, held(lambda: semantic_method(
+            *texts.materialise(inputs.abstracts), inputs.stored, inputs.previous, embedder,
+            settings.semantic_threshold, sink))))
     for method, run in runs:
         start = clock()
-        pairs, sigs, t = run()
+        pairs, n_new, n_old = run()
         report.seconds_by_method[method] = clock() - start
-        report.new_by_method[method] = len(t.new_sha)
-        report.stored_by_method[method] = t.n_old
+        report.new_by_method[method] = n_new
+        report.stored_by_method[method] = n_old
         found.append(pairs)
-        sig_frames.append(sigs)
     pairs = (pl.concat(found).unique(["a", "b", "method"], keep="first")
              .sort("a", "b", "method"))
     clusters = build_clusters(pairs, recs)
@@ -267,8 +206,23 @@ def compute_duplicates(recs: pl.DataFrame, documents: pl.DataFrame | None,
                               for m in sorted(set(pairs["method"].to_list()))}
     report.clusters = clusters.height
     report.clustered = int(clusters["members"].list.len().sum() or 0)
-    sigs = (pl.concat(sig_frames) if sig_frames else pl.DataFrame(schema=SIGNATURE_COLUMNS))
-    return pairs, clusters, sigs.sort("method", "id"), report
+    return pairs, clusters, report
+
+
+def compute_duplicates(recs: pl.DataFrame, documents: pl.DataFrame | None,
+                       views: pl.DataFrame | None, settings: DuplicatesSettings,
+                       stored: pl.DataFrame | None, previous: pl.DataFrame | None,
+                       embedder=None, clock: Callable[[], float] = time.perf_counter,
+                       work: Path | None = None
+                       ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, DuplicatesReport]:
+    """(pairs, clusters, signatures, report) of frames in memory: a pure function of the
+    records and what the last run stored."""
+    inputs = Inputs(recs, texts.record_texts(recs),
+                    texts.fulltexts(texts.frame_batches(documents), settings.fulltext_chars),
+                    views, texts.frame_batches(stored), texts.frame_batches(previous))
+    made: list[pl.DataFrame] = [pl.DataFrame(schema=SIGNATURE_COLUMNS)]
+    pairs, clusters, report = compare(inputs, settings, made.append, embedder, clock, work)
+    return pairs, clusters, pl.concat(made).sort("method", "id"), report
 
 
 def load_embedder_for(settings: DuplicatesSettings):
@@ -280,21 +234,77 @@ def load_embedder_for(settings: DuplicatesSettings):
     return load_embedder(EmbedderSettings(model=settings.model, backend=settings.backend))
 
 
+KEY_COLUMNS = {PAPERS: ("arxiv_id", "title", "authors", "doi", "published"),
+               SUBMISSIONS: ("forum_id", "title", "authors", "arxiv_id", "arxiv_match",
+                             "created")}
+
+
+def store_inputs(store: TableStore, settings: DuplicatesSettings) -> Inputs:
+    """The stage's inputs from the store: records without their abstracts (and with their
+    first author only), texts and stored rows as batches read on demand."""
+    def batches(table, columns=None, rows=None) -> Batches:
+        extra = {} if rows is None else {"rows": rows}
+        return lambda: store.batches(table, columns, **extra)
+
+    def keys(table) -> pl.DataFrame | None:  # the first author is all the exact keys use
+        frames = [b.with_columns(pl.col("authors").list.head(1))
+                  for b in store.batches(table, KEY_COLUMNS[table])]
+        return pl.concat(frames) if frames else None
+
+    recs = records.gather(keys(PAPERS), keys(SUBMISSIONS),
+                          store.read_optional(CITATION_COUNTS))
+    text = ("title", "abstract")
+    return Inputs(
+        recs,
+        texts.abstract_texts(batches(PAPERS, ("arxiv_id", *text)),
+                             batches(SUBMISSIONS, ("forum_id", *text))),
+        texts.fulltexts(batches(DOCUMENTS, ("arxiv_id", "forum_id", "status", "source",
+                                            "text"), DOCUMENT_BATCH),
+                        settings.fulltext_chars),
+        store.read_optional(VIEWS, ("arxiv_id", "view", "text")),
+        batches(DUPLICATE_SIGNATURES), batches(DUPLICATE_PAIRS))
+
+
+class _SignatureFile:
+    """Signature rows appended to one Parquet file as they are made (a sink)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.schema = pl.DataFrame(schema=SIGNATURE_COLUMNS).to_arrow().schema
+        self.writer = pq.ParquetWriter(path, self.schema)
+
+    def __call__(self, rows: pl.DataFrame) -> None:
+        if rows.height:
+            self.writer.write_table(rows.to_arrow().cast(self.schema))
+
+    def sorted(self, work: Path) -> Iterator[pa.RecordBatch]:
+        """The rows, sorted by method and id (DuckDB's sort spills to ``work``)."""
+        import duckdb
+
+        self.writer.close()
+        with duckdb.connect(config={"memory_limit": SORT_MEMORY, "threads": 1,
+                                    "temp_directory": str(work / "spill"),
+                                    "preserve_insertion_order": True}) as db:
+            yield from db.sql(f"SELECT * FROM read_parquet('{self.path}') "
+                              "ORDER BY method, id").to_arrow_reader(lsh.BLOCK)
+
+
 def build_duplicates(paths: VaultPaths, settings: DuplicatesSettings, embedder=None
                      ) -> DuplicatesReport:
     """Read the records and what the last run stored; write pairs, clusters, signatures."""
+    import tempfile
+
     store = paths.store
-    recs = records.gather(store.read_optional(PAPERS), store.read_optional(SUBMISSIONS),
-                          store.read_optional(CITATION_COUNTS))
+    inputs = store_inputs(store, settings)
     paths.scratch.mkdir(parents=True, exist_ok=True)
-    pairs, clusters, sigs, report = compute_duplicates(
-        recs, store.read_optional(DOCUMENTS), store.read_optional(VIEWS), settings,
-        store.read_optional(DUPLICATE_SIGNATURES), store.read_optional(DUPLICATE_PAIRS),
-        embedder, work=paths.scratch)
-    if recs.is_empty():
-        report.warnings.append("no records (no papers, submissions or S2 papers): nothing "
-                               "to compare")
-    store.write(DUPLICATE_PAIRS, pairs)
-    store.write(DUPLICATE_CLUSTERS, clusters)
-    store.write(DUPLICATE_SIGNATURES, sigs)
+    with tempfile.TemporaryDirectory(dir=paths.scratch, prefix="duplicates-") as tmp:
+        work = Path(tmp)
+        sink = _SignatureFile(work / "signatures.parquet")
+        pairs, clusters, report = compare(inputs, settings, sink, embedder, work=work)
+        if inputs.recs.is_empty():
+            report.warnings.append("no records (no papers, submissions or S2 papers): "
+                                   "nothing to compare")
+        store.write(DUPLICATE_PAIRS, pairs)
+        store.write(DUPLICATE_CLUSTERS, clusters)
+        store.write_batches(DUPLICATE_SIGNATURES, sink.sorted(work))
     return report

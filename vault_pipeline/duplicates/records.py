@@ -38,9 +38,9 @@ def gather(papers: pl.DataFrame | None, submissions: pl.DataFrame | None,
     no date)."""
     frames = []
     if papers is not None and not papers.is_empty():
-        frames.append(_fill(papers.select(
-            "arxiv_id", "title", "abstract", "authors",
-            *(c for c in ("doi",) if c in papers.columns), "published").rename(
+        frames.append(_fill(papers.select(  # abstracts may be left out (streamed apart)
+            "arxiv_id", "title", "authors",
+            *(c for c in ("abstract", "doi") if c in papers.columns), "published").rename(
             {"arxiv_id": "id", "published": "date"}).with_columns(source=pl.lit(ARXIV))))
     if submissions is not None and not submissions.is_empty():
         subs = submissions.with_columns(
