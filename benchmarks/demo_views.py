@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 from vault_pipeline.ideas.views import VIEW_NAMES  # noqa: E402
 from vault_pipeline.integrity.estimate import wilson  # noqa: E402
 from vault_pipeline.records.placeholders import is_placeholder  # noqa: E402
+from vault_pipeline.schemas import DOCUMENTS, PAPERS, VIEWS  # noqa: E402
 from vault_pipeline.store.paths import VaultPaths  # noqa: E402
 
 THREE = ("problem_setting", "challenge", "proposal")
@@ -28,10 +29,10 @@ THREE = ("problem_setting", "challenge", "proposal")
 
 def coverage(home: Path) -> list[str]:
     """One line per goal: papers meeting it of those it counts, and the views missed."""
-    paths = VaultPaths(home)
-    papers = pl.read_parquet(paths.table("papers"))
-    documents = pl.read_parquet(paths.table("documents"))
-    views = pl.read_parquet(paths.table("views")).filter(
+    store = VaultPaths(home).store
+    papers = store.read(PAPERS, ["arxiv_id", "primary_category"])
+    documents = store.read(DOCUMENTS, ["arxiv_id", "source"])
+    views = store.read(VIEWS, ["arxiv_id", "view", "text"]).filter(
         pl.col("text").is_not_null()
         & ~pl.col("text").map_elements(is_placeholder, pl.Boolean))
     have: dict[str, set[str]] = {}

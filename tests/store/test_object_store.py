@@ -666,7 +666,8 @@ def test_a_damaged_index_on_the_bucket_is_one_line_then_set_aside_and_rebuilt(
     from vault_pipeline.pipeline.stage import RunContext
     from vault_pipeline.splits.build import build_splits
     from vault_pipeline.splits.settings import SplitSettings
-    from vault_pipeline.store.repair import object_folder, set_aside_damaged_objects
+    from vault_pipeline.store.folder_outputs import location
+    from vault_pipeline.store.repair import set_aside_damaged_objects
 
     def build(log: list[str]) -> None:
         INDEX_STAGE.run(s3_vault, INDEX_STAGE.resolve(home=s3_vault.home), RunContext(
@@ -674,7 +675,7 @@ def test_a_damaged_index_on_the_bucket_is_one_line_then_set_aside_and_rebuilt(
                                       "splits": SplitSettings(cutoff=CUTOFF)}))
 
     def zero_largest() -> str:
-        fs, folder = object_folder(s3_vault, INDEX_FOLDER)
+        fs, folder = location(s3_vault, INDEX_FOLDER)
         sizes = {k: v["size"] for k, v in fs.find(folder, detail=True).items()}
         key = max(sizes, key=sizes.get)
         fs.pipe_file(key, bytes(sizes[key]))

@@ -24,6 +24,7 @@ from vault_pipeline.duplicates.incremental import SIGNATURE_COLUMNS, Sink, kept
 from vault_pipeline.duplicates.minhash import MinHashParams
 from vault_pipeline.duplicates.settings import NO_EMBEDDER, DuplicatesSettings
 from vault_pipeline.duplicates.texts import Batches
+from vault_pipeline.pipeline.counters import Counters
 from vault_pipeline.schemas import (
     CITATION_COUNTS,
     DOCUMENTS,
@@ -45,16 +46,15 @@ SORT_MEMORY = "128MB"  # DuckDB's sort of the signatures spills past this
 
 
 @dataclass
-class DuplicatesReport:
-    records: int = 0
+class DuplicatesReport(Counters, counts=("records", "clusters", "clustered", "pairs")):
+    """Records compared, clusters and the records in them, pairs kept; per method what was
+    found, signed this run and compared against."""
+
     by_source: dict[str, int] = field(default_factory=dict)
     pairs_by_method: dict[str, int] = field(default_factory=dict)
     new_by_method: dict[str, int] = field(default_factory=dict)  # texts signed this run
     stored_by_method: dict[str, int] = field(default_factory=dict)  # compared against
     seconds_by_method: dict[str, float] = field(default_factory=dict)
-    clusters: int = 0
-    clustered: int = 0
-    pairs: int = 0
     warnings: list[str] = field(default_factory=list)
 
 

@@ -24,12 +24,12 @@ class TaskStats(Counters, counts=("calls", "tokens_in", "tokens_out")):
 
 
 @dataclass
-class RunReport(Counters, counts=("units", "reused", "asked", "quarantined", "summaries_made",
+class RunReport(Counters, counts=("units", "reused", "asked", "summaries_made",
                                   "summaries_reused", "summaries_missing")):
     """One evaluation run: ``units``, the calls it consists of (all tasks, inputs and
-    repeats), reused from the cache, asked, quarantined; summaries written this run (the
-    rest came from the cache), reused, and missing (quarantined: that paper's summary
-    inputs are left out)."""
+    repeats), reused from the cache, asked (a quarantined call is in the call-failures
+    table); summaries written this run (the rest came from the cache), reused, and missing
+    (quarantined: that paper's summary inputs are left out)."""
 
     run_id: str
     by_task: dict[str, TaskStats] = field(default_factory=lambda: defaultdict(TaskStats))

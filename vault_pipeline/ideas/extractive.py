@@ -191,16 +191,16 @@ def _structure(texts: list[str], kinds: list[str], blocks: list[tuple[int, int]]
             places.outcome[start:end] = [True] * (end - start)
             continue
         if kinds[start] not in _NOT_ROLE_READ:
-            block = texts[start:end]
-            places.outcome[start:end] = roles.outcome_block(block, contrast.method_statement)
-            places.roles[start:end] = roles.block_roles(block)
+            places.outcome[start:end], places.roles[start:end] = roles.read_block(
+                texts[start:end], contrast.method_statement)
         if kinds[start] not in _OPENING:
             continue
-        method_at = next((i for i in range(start, end) if cues.CONTRIBUTION.search(texts[i])
-                          or _OWN_WORK.search(texts[i]) or method_leaks(texts[i])), end)
+        solution_at = next((i for i in range(start, end) if method_leaks(texts[i])), end)
+        method_at = next((i for i in range(start, solution_at)
+                          if cues.CONTRIBUTION.search(texts[i]) or _OWN_WORK.search(texts[i])),
+                         solution_at)
         places.before_method[method_at:end] = [False] * (end - method_at)
         places.method_after[start:method_at] = [method_at < end] * (method_at - start)
-        solution_at = next((i for i in range(start, end) if method_leaks(texts[i])), end)
         places.before_solution[solution_at:end] = [False] * (end - solution_at)
     return places
 

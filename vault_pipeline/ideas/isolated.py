@@ -20,18 +20,15 @@ from vault_pipeline.integrity.gate import paper_gate
 from vault_pipeline.llm.backends.base import Backend, Request
 from vault_pipeline.llm.inputs import PaperInput
 from vault_pipeline.llm.prompting import Prompt
+from vault_pipeline.pipeline.counters import Counters
 
 
 @dataclass
-class Tally:
-    """What one batch adds to the stage's report."""
-
-    retried: int = 0  # papers that needed more than one answer
-    leaky_answers: int = 0  # papers with at least one leaky answer
-    masked_findings: int = 0  # leaks masked out of accepted answers
-    tokens_in: int = 0
-    tokens_out: int = 0
-    new_failures: int = 0
+class Tally(Counters, counts=("retried", "leaky_answers", "masked_findings", "tokens_in",
+                              "tokens_out", "new_failures")):
+    """What one batch adds to the stage's report: papers that needed more than one answer,
+    papers with at least one leaky answer, leaks masked out of accepted answers, tokens, and
+    papers that failed every answer."""
 
     @classmethod
     def of(cls, outcome: BatchOutcome) -> Tally:
@@ -44,11 +41,6 @@ class Tally:
             masked_findings=sum(len(a.removed) for a in outcome.accepted),
             tokens_in=outcome.tokens_in, tokens_out=outcome.tokens_out,
             new_failures=len(outcome.rejected))
-
-    def add(self, other: Tally) -> None:
-        """Add ``other``'s counts to these (a report deriving from Tally keeps its own)."""
-        for name in Tally.__dataclass_fields__:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 WORKER = "worker "  # how the reason of a paper whose worker failed begins

@@ -59,13 +59,9 @@ INDEX_FOLDER = f"index/{TABLE}.lance"  # the table's folder under the root, loca
 def index_problem(paths: VaultPaths) -> str | None:
     """What is wrong with the built index (a file or object missing or altered since it was
     written), or None; local files by their checksums, objects by their listing."""
-    if paths.remote:
-        from vault_pipeline.store import object_folders, repair
+    from vault_pipeline.store import folder_outputs  # light: a search loads no table code
 
-        return object_folders.check(*repair.object_folder(paths, INDEX_FOLDER))
-    from vault_pipeline.store import checksums  # alone: a local search loads no table code
-
-    return checksums.check_folder(index_table_dir(paths))
+    return folder_outputs.problem(paths, INDEX_FOLDER)
 
 
 def check_index(paths: VaultPaths) -> None:

@@ -20,12 +20,12 @@ from vault_pipeline.embeddings.embedders import (
 from vault_pipeline.errors import VaultError
 from vault_pipeline.executors import make_executor
 from vault_pipeline.index.lance_index import IndexReport, IndexSettings, build_index, index_dir
-from vault_pipeline.index.layout import INDEX_FOLDER, index_table_dir
+from vault_pipeline.index.layout import INDEX_FOLDER
 from vault_pipeline.pipeline.stage import Artifact, Counts, RunContext, Stage, StageResult
 from vault_pipeline.schemas import VIEWS_INDEX
-from vault_pipeline.store import checksums, object_folders
+from vault_pipeline.store import folder_outputs
 from vault_pipeline.store.paths import VaultPaths
-from vault_pipeline.store.repair import object_folder, quarantine_folder
+from vault_pipeline.store.repair import quarantine_folder
 
 
 @dataclass(frozen=True)
@@ -69,19 +69,12 @@ def run_index(paths: VaultPaths, settings: IndexBuildSettings, context: RunConte
     # The index is brought in step in place: verified first, marked open while written.
     if (found := quarantine_folder(paths, INDEX_FOLDER)) is not None:
         context.log(f"repaired: {found}")
-    if paths.remote:
-        fs, folder = object_folder(paths, INDEX_FOLDER)
-        object_folders.open_for_write(fs, folder)
-    else:
-        checksums.open_folder(index_table_dir(paths))
+    folder_outputs.open_for_write(paths, INDEX_FOLDER)
     report = build_index(paths, load(), IndexSettings(
         ann_min_rows=settings.ann_min_rows, exclude_evaluation=settings.exclude_evaluation,
         cutoff=context.uses("splits").cutoff),
         executor=executor, load=load, progress=context.progress)
-    if paths.remote:
-        object_folders.commit(fs, folder)
-    else:
-        checksums.commit_folder(index_table_dir(paths))
+    folder_outputs.commit(paths, INDEX_FOLDER)
     if settings.backend == "torch":  # export for searches now, while torch is loaded anyway
         with contextlib.suppress(VaultError):
             load_query_embedder(settings.model)

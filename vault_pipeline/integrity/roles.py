@@ -130,16 +130,22 @@ class RoleModel:
         conclusion block: never copied into a record. ``method``: sentences that introduce
         the paper's method; one of them held only by standing after an outcome (its own
         score below the threshold) is not in the block."""
-        scores = self.outcome_scores(block)
+        return self.read(block, method)[0]
+
+    def read(self, block: Sequence[str], method: Callable[[str], bool] | None = None
+             ) -> tuple[list[bool], list[str]]:
+        """:meth:`outcome_block` and :meth:`roles` of one block from one pass of the model."""
+        p = self.probabilities([block])
+        scores = p[:, ROLES.index("result")] + p[:, ROLES.index("conclusion")]
         blocked = _blocked(scores, self.threshold, self.block_threshold)
-        if method is None:
-            return blocked
-        return [hit and (bool(score >= self.threshold) or not method(text))
-                for hit, score, text in zip(blocked, scores, block, strict=True)]
+        if method is not None:
+            blocked = [hit and (bool(score >= self.threshold) or not method(text))
+                       for hit, score, text in zip(blocked, scores, block, strict=True)]
+        return blocked, [ROLES[int(k)] for k in p.argmax(axis=1)]
 
     def roles(self, block: Sequence[str]) -> list[str]:
         """The most probable role of each sentence of one block."""
-        return [ROLES[int(k)] for k in self.probabilities([block]).argmax(axis=1)]
+        return self.read(block)[1]
 
     def save(self, path: Path = WEIGHTS) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -168,11 +174,15 @@ def outcome_block(block: Sequence[str],
     return model.outcome_block(block, method) if model is not None else [False] * len(block)
 
 
-def block_roles(block: Sequence[str]) -> list[str]:
-    """:meth:`RoleModel.roles` with the shipped model (``other`` for every sentence without
-    it): where an abstract states its background, objective and method."""
+def read_block(block: Sequence[str], method: Callable[[str], bool] | None = None
+               ) -> tuple[list[bool], list[str]]:
+    """:meth:`RoleModel.read` with the shipped model (nothing flagged and every role
+    ``other`` without it): a block's outcome sentences and where it states its background,
+    objective and method."""
     model = load()
-    return model.roles(block) if model is not None and block else ["other"] * len(block)
+    if model is None or not block:
+        return [False] * len(block), ["other"] * len(block)
+    return model.read(block, method)
 
 
 # -- training -------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vault_pipeline.schemas import TableSchema
 
+QUARANTINE = "quarantine"  # beside the tables folder: where damaged files are set aside
+
 SUFFIX = ".parquet"
 
 

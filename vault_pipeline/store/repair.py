@@ -4,7 +4,7 @@ against its checksums (:mod:`.checksums`); a damaged one is moved under
 ``quarantine/<when>/`` with a note of what was wrong (kept, never deleted), and is then simply
 missing, which the fingerprints read as "build it again". On an object-store root a table
 is set aside as its damage is read (:meth:`.tables.TableStore._set_aside`), and a folder
-output by its objects' listing (:mod:`.object_folders`)."""
+output by its objects' listing (:mod:`.folder_outputs`)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
-import fsspec
-
-from vault_pipeline.store import checksums, object_folders
-from vault_pipeline.store.layout import local_tables
+from vault_pipeline.store import checksums, folder_outputs
+from vault_pipeline.store.layout import QUARANTINE, local_tables
 from vault_pipeline.store.paths import VaultPaths
-from vault_pipeline.store.tables import QUARANTINE
 
 
 @dataclass(frozen=True)
@@ -63,9 +60,8 @@ def damaged(paths: VaultPaths, folders: Iterable[str] = (), full: bool = False
         if (problem := store.problem(name, full=full)) is not None:
             found.append((file, problem))
     for folder in folders:
-        target = paths.home / folder
-        if (problem := checksums.check_folder(target, full=full)) is not None:
-            found.append((target, problem))
+        if (problem := folder_outputs.problem(paths, folder, full=full)) is not None:
+            found.append((paths.home / folder, problem))
     return found
 
 
@@ -78,24 +74,14 @@ def quarantine_damaged(paths: VaultPaths, folders: Iterable[str] = ()) -> list[Q
     return [quarantine(paths, target, problem) for target, problem in damaged(paths, folders)]
 
 
-def object_folder(paths: VaultPaths, folder: str) -> tuple[fsspec.AbstractFileSystem, str]:
-    """The filesystem and path of a folder output under an object-store root."""
-    assert paths.remote is not None
-    return fsspec.core.url_to_fs(f"{paths.remote}/{folder}", use_listings_cache=False)
-
-
 def quarantine_folder(paths: VaultPaths, folder: str) -> Quarantined | None:
     """Move one folder output (a path under the root) aside if it is damaged."""
-    if not paths.remote:
-        target = paths.home / folder
-        problem = checksums.check_folder(target)
-        return quarantine(paths, target, problem) if problem is not None else None
-    fs, path = object_folder(paths, folder)
-    if (problem := object_folders.check(fs, path)) is None:
+    if (problem := folder_outputs.problem(paths, folder)) is None:
         return None
-    home = path[:-len(folder)].rstrip("/")
-    moved = object_folders.set_aside(fs, home, path, problem)
-    return Quarantined(folder, problem, PurePosixPath(moved[len(home) + 1:]))
+    if not paths.remote:
+        return quarantine(paths, paths.home / folder, problem)
+    moved = folder_outputs.set_aside_objects(paths, folder, problem)
+    return Quarantined(folder, problem, PurePosixPath(moved))
 
 
 def set_aside_damaged_objects(paths: VaultPaths, folders: Iterable[str] = ()) -> list[str]:

@@ -28,14 +28,13 @@ from vault_pipeline.errors import VaultError
 from vault_pipeline.schemas import TableSchema
 from vault_pipeline.store import checksums
 from vault_pipeline.store.atomic import atomic_path
-from vault_pipeline.store.layout import SUFFIX, table_file, table_name
+from vault_pipeline.store.layout import QUARANTINE, SUFFIX, table_file, table_name
 
 __all__ = ["SUFFIX", "TableStore", "table_file", "table_name"]
 
 COMPRESSION = "zstd"
 BATCH_ROWS = 5_000  # rows per streamed batch (:meth:`TableStore.batches`): 50,000 abstracts
 # took 300 MB to decode, 5,000 took 116 MB (measured)
-QUARANTINE = "quarantine"  # beside the tables folder: where damaged files are set aside
 APPEND_ATTEMPTS = 20
 SINGLE_PUT = 5 * 2**30 // 2  # an s3fs chunk size that keeps uploads below 5 GiB in one PUT
 Table = str | TableSchema
