@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from vault_pipeline.access import specs
+from vault_pipeline.access import filtered_search, specs
 from vault_pipeline.access.fulltext import pages, sections
 from vault_pipeline.access.log import CallRecord, frame
 from vault_pipeline.access.world import Catalog, World, canonical_id, clusters_of, make_world
@@ -94,6 +94,7 @@ class Toolbox:
         self._clusters: pl.DataFrame | bool | None = False
         self._documents: OrderedDict[str, pl.DataFrame] = OrderedDict()
         self._worlds: OrderedDict[tuple, World] = OrderedDict()
+        self._rates = filtered_search.PassRates()
         self._queue: queue.Queue[tuple[SearchRequest, Future]] | None = None
         if coalesce:
             self._queue = queue.Queue()
@@ -208,16 +209,14 @@ class Toolbox:
         nprobes = IndexSettings().ann_nprobes
         for where, members in groups.items():
             depth = max(requests[i].fetch for i in members)
-            query = vectors[members] if len(members) > 1 else vectors[members[0]]
-            rows = (table.search(query, query_type="vector").distance_type(DISTANCE)
-                    .nprobes(nprobes).where(where, prefilter=True).select(SEARCH_COLUMNS)
-                    .limit(depth).to_arrow().to_pylist())
-            for row in rows:
-                slot = members[row.pop("query_index", 0)]
-                row["score"] = round(1.0 - float(row.pop("_distance")), 6)
-                if (len(out[slot]) < requests[slot].depth
-                        and row["arxiv_id"] not in requests[slot].hidden):
-                    out[slot].append(row)
+            found = filtered_search.search(table, vectors[members], where, depth,
+                                           SEARCH_COLUMNS, DISTANCE, nprobes, self._rates)
+            for slot, rows in zip(members, found, strict=True):
+                for row in rows:
+                    row["score"] = round(1.0 - float(row.pop("_distance")), 6)
+                    if (len(out[slot]) < requests[slot].depth
+                            and row["arxiv_id"] not in requests[slot].hidden):
+                        out[slot].append(row)
         return out
 
     def _embed(self, texts: list[str]) -> np.ndarray:
