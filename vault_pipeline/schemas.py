@@ -66,6 +66,7 @@ _str = pa.string()
 _date = pa.date32()
 _ts = pa.timestamp("us", tz="UTC")
 _VERSION = pa.struct([pa.field("version", pa.int32()), pa.field("created", _date)])
+_CHAT = pa.list_(pa.struct([pa.field("role", _str), pa.field("content", _str)]))  # turns
 
 PAPERS = TableSchema(
     "papers",
@@ -485,10 +486,8 @@ TRAINING_EXAMPLES = TableSchema(
                "`candidate` or `report`: `role_artifacts`); null when it was quarantined."),
         Column("artifact_citations", pa.list_(_str), "Vault ids the artifact cites: the "
                "reference citation set of the citation-set F1.", False),
-        Column("messages", pa.list_(pa.struct([pa.field("role", _str),
-                                               pa.field("content", _str)])),
-               "Chat form (system, user, assistant) from the versioned role template; null "
-               "without an artifact."),
+        Column("messages", _CHAT, "Chat form (system, user, assistant) from the versioned "
+               "role template; null without an artifact."),
         Column("prompt", _str, "The system and user text as one prompt."),
         Column("completion", _str, "The assistant text: the artifact JSON."),
         Column("template_version", _str, "Role template version (`gap_finder.v1`).", False),
@@ -508,6 +507,16 @@ def _ideas_columns() -> tuple[Column, ...]:
                  model_columns(MaskedRecord))
 
 
+_READ_VERSION = (  # the paper and the version of it a record was read from
+    Column("arxiv_id", _str, "Version-less arXiv id.", False),
+    Column("version", pa.int32(), "arXiv version whose text was read (for a paper revised "
+           "after the cutoff, the last version before it); null if unknown."),
+)
+_REJECTED = (  # a quarantined answer: why it was refused, and what it said last
+    Column("reason", _str, "Why the last answer was rejected.", False),
+    Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
+    Column("raw_answer", _str, "The last answer exactly as returned."),
+)
 _finding = pa.struct([pa.field("field", _str), pa.field("kind", _str),
                       pa.field("match", _str), pa.field("layer", _str)])
 _PROVENANCE = (
@@ -528,9 +537,7 @@ MASKED_RECORDS = TableSchema(
     "One results-masked record per paper: what the authors set out to do and to test, with "
     "every measured result removed.",
     (
-        Column("arxiv_id", _str, "Version-less arXiv id.", False),
-        Column("version", pa.int32(), "arXiv version whose text was read (for a paper "
-               "revised after the cutoff, the last version before it); null if unknown."),
+        *_READ_VERSION,
         *_ideas_columns(),
         *_PROVENANCE,
         Column("schema_version", _str, "Record schema version.", False),
@@ -552,9 +559,7 @@ VIEWS = TableSchema(
     "`intuition`, `proposal`), derived by `vault_pipeline.ideas.views.derive_views`; a view "
     "the record has nothing substantive for has no row.",
     (
-        Column("arxiv_id", _str, "Version-less arXiv id.", False),
-        Column("version", pa.int32(), "arXiv version whose text was read (for a paper "
-               "revised after the cutoff, the last version before it); null if unknown."),
+        *_READ_VERSION,
         Column("view", _str, "View name.", False),
         Column("text", _str, "View text: what the index embeds and roles read.", False),
         *_PROVENANCE,
@@ -574,9 +579,7 @@ LLM_FAILURES = TableSchema(
         Column("arxiv_id", _str, "Version-less arXiv id.", False),
         *_PROVENANCE,
         Column("attempts", pa.int32(), "Answers asked for.", False),
-        Column("reason", _str, "Why the last answer was rejected.", False),
-        Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
-        Column("raw_answer", _str, "The last answer exactly as returned."),
+        *_REJECTED,
         Column("finish_reason", _str, "Finish reason of the last answer (`length`: cut off "
                "at the token limit)."),
         Column("failed_at", _ts, "When it was quarantined.", False),
@@ -655,9 +658,8 @@ EXPORT_OPENAI = TableSchema(
     "openai",
     "Chat fine-tuning lines (`<role>/<split>.openai.jsonl`): one per example with a "
     "reference artifact.",
-    (Column("messages", pa.list_(pa.struct([pa.field("role", _str), pa.field("content", _str)])),
-            "System, user and assistant turns; the assistant turn is the artifact JSON.",
-            False),),
+    (Column("messages", _CHAT, "System, user and assistant turns; the assistant turn is the "
+            "artifact JSON.", False),),
 )
 
 
@@ -701,9 +703,7 @@ EVAL_IDEA_FAILURES = TableSchema(
         Column("venue_id", _str, "Venue id.", False),
         *_PROVENANCE,
         Column("attempts", pa.int32(), "Answers asked for.", False),
-        Column("reason", _str, "Why the last answer was rejected.", False),
-        Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
-        Column("raw_answer", _str, "The last answer exactly as returned."),
+        *_REJECTED,
         Column("finish_reason", _str, "Finish reason of the last answer."),
         Column("failed_at", _ts, "When it was quarantined.", False),
     ),
@@ -1013,9 +1013,7 @@ EVAL_SUMMARY_FAILURES = TableSchema(
     "the paper's summary inputs are then left out of the run (counted in its log).",
     (
         *_SUMMARY_UNIT,
-        Column("reason", _str, "Why the last answer was rejected.", False),
-        Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
-        Column("raw_answer", _str, "The last answer exactly as returned."),
+        *_REJECTED,
         *_METERED,
         Column("failed_at", _ts, "When it was quarantined.", False),
     ),
@@ -1069,9 +1067,7 @@ EVAL_RUN_CALL_FAILURES = TableSchema(
     "them as missing.",
     (
         *_RUN_UNIT,
-        Column("reason", _str, "Why the last answer was rejected.", False),
-        Column("reasons", pa.list_(_str), "Why each answer was rejected, in order.", False),
-        Column("raw_answer", _str, "The last answer exactly as returned."),
+        *_REJECTED,
         *_METERED,
         Column("failed_at", _ts, "When it was quarantined.", False),
     ),

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from datetime import date
 
 import pytest
@@ -14,38 +13,37 @@ from vault_pipeline.definitions import build_defs
 from vault_pipeline.errors import VaultError
 from vault_pipeline.llm.settings import IdeasSettings
 from vault_pipeline.pipeline.settings import resolve
+from vault_pipeline.sources.settings import (
+    FulltextScope,
+    HarvestConfig,
+    S2Settings,
+    VenueSettings,
+)
 from vault_pipeline.splits.settings import SplitSettings
 from vault_pipeline.store.paths import VaultPaths
 
 
-@dataclass(frozen=True)
-class Knobs:
-    a: int = 1
-    b: int = 1
-    c: int = 1
-    d: int = 1
-    day: date = date(2026, 1, 1)
-
-
 def test_each_layer_over_the_one_before(tmp_path) -> None:
-    (tmp_path / "vault.toml").write_text("[knobs]\na = 2\nb = 2\nc = 2\nd = 2\n")
-    env = {"VAULT_KNOBS_B": "3", "VAULT_KNOBS_C": "3", "VAULT_KNOBS_D": "3",
-           "VAULT_KNOBS_DAY": "2025-01-01"}
-    knobs = resolve(Knobs, "knobs", home=tmp_path, environ=env,
-                    run_config={"c": 4, "d": 4, "a": None}, flags={"d": 5})
-    assert knobs == Knobs(a=2, b=3, c=4, d=5, day=date(2025, 1, 1))
-    assert resolve(Knobs, "knobs", environ={}) == Knobs()
+    (tmp_path / "vault.toml").write_text("[splits]\nseed = 2\nmin_cited_in_vault = 0.2\n"
+                                         "validation = 0.2\ntest = 0.2\n")
+    env = {"VAULT_SPLITS_MIN_CITED_IN_VAULT": "0.3", "VAULT_SPLITS_VALIDATION": "0.3",
+           "VAULT_SPLITS_TEST": "0.3", "VAULT_SPLITS_CUTOFF": "2025-01-01"}
+    split = SplitSettings.resolve(home=tmp_path, environ=env, flags={"test": 0.5},
+                                  run_config={"validation": 0.4, "test": 0.4, "seed": None})
+    assert split == SplitSettings(cutoff=date(2025, 1, 1), seed=2, min_cited_in_vault=0.3,
+                                  validation=0.4, test=0.5)
+    assert SplitSettings.resolve(environ={}) == SplitSettings()
 
 
 @pytest.mark.parametrize(("text", "env", "message"), [
-    ("[knobs]\nz = 1\n", {}, "unknown knobs settings: ['z'], in vault.toml [knobs]"),
-    ("", {"VAULT_KNOBS_A": "many"}, "VAULT_KNOBS_A"),
-    ("", {"VAULT_KNOBS_DAY": "2025-13-01"}, "day '2025-13-01' is not a date"),
-    ("[knobs\n", {}, "vault.toml")])
+    ("[splits]\nz = 1\n", {}, "unknown splits settings: ['z'], in vault.toml [splits]"),
+    ("", {"VAULT_SPLITS_SEED": "many"}, "VAULT_SPLITS_SEED"),
+    ("", {"VAULT_SPLITS_CUTOFF": "2025-13-01"}, "cutoff '2025-13-01' is not a date"),
+    ("[splits\n", {}, "vault.toml")])
 def test_bad_values_are_one_line(tmp_path, text, env, message) -> None:
     (tmp_path / "vault.toml").write_text(text)
     with pytest.raises(VaultError, match=message.replace("[", r"\[")) as err:
-        resolve(Knobs, "knobs", home=tmp_path, environ=env)
+        SplitSettings.resolve(home=tmp_path, environ=env)
     assert "\n" not in str(err.value)
 
 
@@ -86,40 +84,24 @@ def test_documents_settings_give_the_build_its_limits(tmp_path) -> None:
     assert built.settings.archive.max_unpacked_bytes == 1 << 20
 
 
-@dataclass(frozen=True)
-class Inner:
-    url: str = "http://default"
-    every_s: float = 1.0
-
-
-@dataclass(frozen=True)
-class Item:
-    id: str
-    api: int = 2
-
-
-@dataclass(frozen=True)
-class Outer:
-    inner: Inner = Inner()
-    items: tuple[Item, ...] = (Item("a"),)
-    name: str | None = "x"
-
-
 def test_nested_tables_merge_key_by_key_over_the_layers(tmp_path) -> None:
     """A nested table keeps the keys a layer leaves out; an array of tables replaces the
     default; an empty string unsets an optional field; an alias sets a nested field."""
-    (tmp_path / "vault.toml").write_text('[outer]\nname = ""\n[outer.inner]\nevery_s = 2\n'
-                                         '[[outer.items]]\nid = "b"\napi = 1\n')
-    outer = resolve(Outer, "outer", home=tmp_path, environ={"X_URL": "http://alias"},
-                    aliases={"X_URL": "inner.url"})
-    assert outer == Outer(Inner("http://alias", 2.0), (Item("b", 1),), None)
-    (tmp_path / "vault.toml").write_text("[[outer.items]]\napi = 1\n")
-    with pytest.raises(VaultError, match=r"'id', in vault.toml \[outer.items\]"):
-        resolve(Outer, "outer", home=tmp_path, environ={})
-    (tmp_path / "vault.toml").write_text("[outer.inner]\nurl_s = 1\n")
-    with pytest.raises(VaultError, match=r"unknown outer.inner settings: \['url_s'\], in "
-                                         r"vault.toml \[outer.inner\]"):
-        resolve(Outer, "outer", home=tmp_path, environ={})
+    (tmp_path / "vault.toml").write_text('[harvest.s2]\ninterval_s = 2\n'
+                                         '[harvest.arxiv.fulltext]\npublished_from = ""\n'
+                                         '[[harvest.openreview.venues]]\nid = "b"\napi = 1\n')
+    harvest = resolve(HarvestConfig, "harvest", home=tmp_path, environ={"X_URL": "http://alias"},
+                      aliases={"X_URL": "s2.api_url"})
+    assert harvest.s2 == S2Settings(api_url="http://alias", interval_s=2.0)
+    assert harvest.arxiv.fulltext == FulltextScope(published_from=None)
+    assert harvest.openreview.venues == (VenueSettings("b", api=1),)
+    (tmp_path / "vault.toml").write_text("[[harvest.openreview.venues]]\napi = 1\n")
+    with pytest.raises(VaultError, match=r"'id', in vault.toml \[harvest.openreview.venues\]"):
+        resolve(HarvestConfig, "harvest", home=tmp_path, environ={})
+    (tmp_path / "vault.toml").write_text("[harvest.s2]\nurl_s = 1\n")
+    with pytest.raises(VaultError, match=r"unknown harvest.s2 settings: \['url_s'\], in "
+                                         r"vault.toml \[harvest.s2\]"):
+        resolve(HarvestConfig, "harvest", home=tmp_path, environ={})
 
 
 def test_harvest_toml_is_the_harvest_section_own_file(tmp_path, monkeypatch) -> None:

@@ -11,7 +11,6 @@ import json
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -93,13 +92,6 @@ def input_hash(paper: PaperInput, kind: str, prompt: Prompt, backend: Backend,
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-@dataclass(frozen=True)
-class _Job:
-    forum_id: str
-    kind: str
-    source: str
-
-
 def build_summaries(paths: VaultPaths, settings: EvalRunSettings, sample: pl.DataFrame,
                     kinds: tuple[str, ...], report: RunReport,
                     backend: Backend | None = None,
@@ -116,7 +108,7 @@ def build_summaries(paths: VaultPaths, settings: EvalRunSettings, sample: pl.Dat
     engine = backend or make_backend(summarizer)
     generation = summarizer.generation_key()
     prompts = {k: load_prompt(PROMPTS[k]) for k in kinds}
-    requests, jobs, cells = [], {}, {}
+    requests, units, cells = [], {}, {}  # units: each summary's own columns, by input hash
     for kind in kinds:
         for row in sample.sort("forum_id").iter_rows(named=True):
             summary_id = f"{row['forum_id']}:{kind}:{engine.name}/{engine.model}"
@@ -126,7 +118,11 @@ def build_summaries(paths: VaultPaths, settings: EvalRunSettings, sample: pl.Dat
             key = input_hash(paper, kind, prompts[kind], engine, generation)
             requests.append(Request(key, paper, messages, MODELS[kind].model_json_schema(),
                                     f"{SUMMARY_SCHEMA}{kind}"))
-            jobs[key] = (_Job(row["forum_id"], kind, row["full_text_source"]), summary_id)
+            units[key] = {"summary_id": summary_id, "input_hash": key,
+                          "forum_id": row["forum_id"], "kind": kind, "backend": engine.name,
+                          "model": engine.model, "prompt_version": prompts[kind].version,
+                          "prompt_sha256": prompts[kind].sha256,
+                          "source": row["full_text_source"]}
             cells[key] = ("summary", kind)
     metered = Metered(engine, cells, report)
     # the run's prices are the evaluator's: they price the summaries it writes itself
@@ -137,7 +133,7 @@ def build_summaries(paths: VaultPaths, settings: EvalRunSettings, sample: pl.Dat
     def summarize(batch: list[Request]) -> tuple[list[dict], list[dict]]:
         records, failures = [], []
         for kind in kinds:
-            asked = [r for r in batch if jobs[r.custom_id][0].kind == kind]
+            asked = [r for r in batch if units[r.custom_id]["kind"] == kind]
             if not asked:
                 continue
             started = time.perf_counter()
@@ -157,12 +153,7 @@ def build_summaries(paths: VaultPaths, settings: EvalRunSettings, sample: pl.Dat
         return records, failures
 
     def _row(key: str, attempts: int) -> dict:
-        job, summary_id = jobs[key]
-        return {"summary_id": summary_id, "input_hash": key, "forum_id": job.forum_id,
-                "kind": job.kind, "backend": engine.name, "model": engine.model,
-                "prompt_version": prompts[job.kind].version,
-                "prompt_sha256": prompts[job.kind].sha256, "source": job.source,
-                "attempts": attempts} | metered.spent(key, price)
+        return units[key] | {"attempts": attempts} | metered.spent(key, price)
 
     try:
         _check_budget(paths, settings, requests, summarizer.retry_failures)
@@ -177,7 +168,7 @@ def build_summaries(paths: VaultPaths, settings: EvalRunSettings, sample: pl.Dat
     report.summaries_made += counts.processed
     report.summaries_reused += counts.reused
     made = paths.store.read(EVAL_SUMMARIES).filter(
-        pl.col("input_hash").is_in(list(jobs)))
+        pl.col("input_hash").is_in(list(units)))
     out: dict[str, dict[str, str]] = {k: {} for k in kinds}
     for forum, kind, text in made.select("forum_id", "kind", "summary").rows():
         out[kind][forum] = text

@@ -56,39 +56,52 @@ class _Lines:
         self.removed.extend(removed)
         return kept
 
-    def add(self, label: str, text: str | None) -> None:
-        kept = self.clean(text)
-        if kept:
-            self.lines.append(f"{label}: {_sentence(kept)}")
-
-    def add_items(self, label: str, values: list[str]) -> None:
-        kept = [k for k in (self.clean(v) for v in values) if k]
-        if kept:
-            self.lines.append(f"{label}: {_items(kept)}")
+    def add(self, label: str, value: str | list[str] | None) -> None:
+        """One labelled line: a text as a sentence, a list as its items; none when the
+        record says nothing (or only what the method check dropped)."""
+        if isinstance(value, list):
+            items = [k for k in (self.clean(v) for v in value) if k]
+            line = _items(items) if items else None
+        else:
+            text = self.clean(value)
+            line = _sentence(text) if text else None
+        if line:
+            self.lines.append(f"{label}: {line}")
 
     def view(self, name: str, substantive: bool = True) -> View:
         text = "\n".join(self.lines) if self.lines and substantive else None
         return View(name, text, self.removed)
 
 
+_Part = tuple[str, str | list[str] | None]  # a view line's label and what the record says
+
+
+def _problem_view(name: str, terms: list[str], parts: list[_Part],
+                  extra: list[_Part] | None = None) -> View:
+    """A problem view: a line per part the record states, method-checked; ``extra`` parts
+    follow them but never make the view substantive alone."""
+    out = _Lines(terms)
+    for label, value in parts:
+        out.add(label, value)
+    substantive = bool(out.lines)
+    for label, value in extra or []:
+        out.add(label, value)
+    return out.view(name, substantive)
+
+
 def problem_setting(r: MaskedRecord, terms: list[str]) -> View:
     d = r.problem_definition
-    out = _Lines(terms)
-    out.add("Setting", d.setting)
-    out.add_items("Inputs", d.inputs)
-    out.add_items("Outputs", d.outputs)
-    core = bool(out.lines)
-    out.add_items("Key terms", [f"{t.term}: {t.definition}" for t in r.key_terms])
-    return out.view("problem_setting", substantive=core)
+    key_terms = [f"{t.term}: {t.definition}" for t in r.key_terms]
+    return _problem_view("problem_setting", terms, [
+        ("Setting", d.setting), ("Inputs", d.inputs), ("Outputs", d.outputs)],
+        extra=[("Key terms", key_terms)])
 
 
 def challenge(r: MaskedRecord, terms: list[str]) -> View:
     c = r.core_problem
-    out = _Lines(terms)
-    out.add("What fails", c.statement)
-    out.add("Why it matters", c.why_it_matters)
-    out.add("Failing example", c.failing_example)
-    return out.view("challenge")
+    return _problem_view("challenge", terms, [
+        ("What fails", c.statement), ("Why it matters", c.why_it_matters),
+        ("Failing example", c.failing_example)])
 
 
 def research_gap(r: MaskedRecord, terms: list[str]) -> View:
@@ -118,10 +131,10 @@ def proposal(r: MaskedRecord) -> View:
     out.add("Thesis", r.thesis)
     out.add("Method", m.flow)
     if m.modules:
-        out.add_items("Modules", [f"{x.name} ({x.role.rstrip('.')})" if x.role else x.name
+        out.add("Modules", [f"{x.name} ({x.role.rstrip('.')})" if x.role else x.name
                                   for x in m.modules])
-    out.add_items("Structural novelties", m.structural_novelties)
-    out.add_items("Design choices", [f"{c.choice.rstrip('.')}, {c.reason}" if c.reason
+    out.add("Structural novelties", m.structural_novelties)
+    out.add("Design choices", [f"{c.choice.rstrip('.')}, {c.reason}" if c.reason
                                      else c.choice for c in m.design_choices])
     details = [f"base model {d.base_model}" if d.base_model else None,
                f"training: {d.training_method}" if d.training_method else None,
