@@ -184,11 +184,22 @@ def test_the_stage_streams_the_store_to_the_same_tables(vault_paths, monkeypatch
     assert grown[2].equals(scratch[2].cast(grown[2].schema))
 
 
-def test_a_stored_row_is_unchanged_only_with_its_id_and_text_hash() -> None:
-    from vault_pipeline.duplicates.incremental import unchanged
+def test_a_stored_row_is_unchanged_only_with_its_id_and_text_hash(tmp_path) -> None:
+    from vault_pipeline.duplicates.split import sha, split
+    from vault_pipeline.duplicates.texts import frame_batches
 
-    ids, hashes = pl.Series(["b", "d"]), pl.Series(["hb", "hd"])
-    rows = pl.DataFrame({"id": ["a", "b", "b", "c", "d", "e"],
-                         "text_sha256": ["ha", "hb", "old", "hc", "hd", "he"]})
-    assert unchanged(rows, ids, hashes).to_list() == [False, True, False, False, True, False]
-    assert unchanged(rows, ids.clear(), hashes.clear()).to_list() == [False] * 6
+    texts = pl.DataFrame({"id": ["b", "d", "f", "b"], "text": ["tb", "td", "tf", "later"]})
+    hashes = dict(zip(["a", "b", "c", "d", "e"], sha(["ta", "tb", "tc", "td", "te"]),
+                      strict=True))
+    stored = pl.DataFrame({"id": ["a", "b", "b", "c", "d", "e", "d"],
+                           "method": ["m"] * 6 + ["other"], "params": ["p"] * 7,
+                           "text_sha256": [hashes["a"], hashes["b"], "old", hashes["c"],
+                                           hashes["d"], hashes["e"], hashes["d"]]})
+    where = split(frame_batches(texts), frame_batches(stored), "m", "p", tmp_path)
+    assert where.old.tolist() == [False, True, False, False, True, False]
+    assert where.current.tolist() == [True, True, True, False]  # the first of an id
+    assert where.new.tolist() == [False, False, True, False]
+    assert (where.n_old, where.n_new) == (2, 1)
+    (tmp_path / "again").mkdir()
+    nothing = split(frame_batches(texts), frame_batches(None), "m", "p", tmp_path / "again")
+    assert nothing.old.tolist() == [] and nothing.new.tolist() == [True, True, True, False]

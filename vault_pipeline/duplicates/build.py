@@ -1,26 +1,27 @@
 """The duplicates stage's build: exact pairs (recomputed whole, they are hash joins), then
 each fuzzy method incrementally: only texts new or changed since the stored signatures are
 signed, embedded and compared, against everything stored; the pairs of unchanged texts are
-kept. Then the clusters, from every pair. The texts and the stored signatures are read from
-the store a batch at a time and the signatures written as they are made (:mod:`.texts`,
-:mod:`.incremental`), so the MinHash methods never hold the corpus."""
+kept. Then the clusters, from every pair. Every input is read from the store a batch at a
+time and the signatures written as they are made; what grows with the corpus (the records'
+keys, the texts' ids and hashes, row numbers, n-grams, vectors) goes to scratch files and
+is matched there by DuckDB (:mod:`.keys`, :mod:`.split`, :mod:`.incremental`,
+:mod:`.streamed`), so the stage never holds the corpus."""
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from vault_pipeline.duplicates import incremental, lsh, ngrams, records, semantic, texts
+from vault_pipeline.duplicates import incremental, lsh, records, scratch, streamed, texts
 from vault_pipeline.duplicates.clusters import build_clusters
-from vault_pipeline.duplicates.exact import exact_pairs
-from vault_pipeline.duplicates.incremental import SIGNATURE_COLUMNS, Sink, kept
+from vault_pipeline.duplicates.incremental import SIGNATURE_COLUMNS, Sink
+from vault_pipeline.duplicates.keys import RecordKeys
 from vault_pipeline.duplicates.minhash import MinHashParams
 from vault_pipeline.duplicates.settings import NO_EMBEDDER, DuplicatesSettings
 from vault_pipeline.duplicates.texts import Batches
@@ -36,13 +37,12 @@ from vault_pipeline.schemas import (
     VIEWS,
 )
 from vault_pipeline.store.paths import VaultPaths
-from vault_pipeline.store.tables import TableStore
+from vault_pipeline.store.tables import BATCH_ROWS, TableStore
 
-ABSTRACT, FULLTEXT, SEMANTIC = "minhash_abstract", "minhash_fulltext", "semantic"
-VIEWS_OVERLAP = "views_ngram"
+ABSTRACT, FULLTEXT = "minhash_abstract", "minhash_fulltext"
+SEMANTIC, VIEWS_OVERLAP = streamed.SEMANTIC, streamed.VIEWS_OVERLAP
 FUZZY = (ABSTRACT, FULLTEXT, SEMANTIC, VIEWS_OVERLAP)
 DOCUMENT_BATCH = 500  # full texts read at a time (some 60,000 characters each)
-SORT_MEMORY = "128MB"  # DuckDB's sort of the signatures spills past this
 
 
 @dataclass
@@ -59,148 +59,55 @@ class DuplicatesReport(Counters, counts=("records", "clusters", "clustered", "pa
 
 
 @dataclass
-class _Texts:
-    """The current texts of one held method, split into those stored unchanged and the new."""
-
-    ids: list[str]  # old first, then new: the row numbers of the comparison
-    n_old: int
-    new_texts: list[str]
-    new_sha: list[str]
-    old: pl.DataFrame  # stored signature rows of the unchanged texts, in ``ids`` order
-
-
-def _mine(stored: Batches, method: str, params: str) -> pl.DataFrame:
-    """One method's stored signature rows under ``params``, read a batch at a time."""
-    return pl.concat([pl.DataFrame(schema=SIGNATURE_COLUMNS), *(
-        b.filter((pl.col("method") == method) & (pl.col("params") == params))
-        .select(list(SIGNATURE_COLUMNS)).cast(SIGNATURE_COLUMNS) for b in stored())])
-
-
-def _split(method: str, params: str, ids: list[str], texts: list[str],
-           stored: Batches, sink: Sink) -> _Texts:
-    """The split of a method that holds every text; the unchanged rows go to ``sink``."""
-    current = pl.DataFrame({"id": ids, "text_sha256": incremental.sha(texts), "text": texts},
-                           schema={"id": pl.String, "text_sha256": pl.String,
-                                   "text": pl.String})
-    old = _mine(stored, method, params).join(current.select("id", "text_sha256"),
-                                             on=["id", "text_sha256"], how="semi").sort("id")
-    new = current.join(old.select("id", "text_sha256"), on=["id", "text_sha256"],
-                       how="anti").sort("id")
-    sink(old)
-    return _Texts(old["id"].to_list() + new["id"].to_list(), old.height,
-                  new["text"].to_list(), new["text_sha256"].to_list(), old)
-
-
-def semantic_method(ids: list[str], abstracts: list[str], stored: Batches,
-                    previous: Batches, embedder, threshold: float, sink: Sink
-                    ) -> tuple[pl.DataFrame, _Texts]:
-    key = f"{embedder.name}:t{threshold}"
-    t = _split(SEMANTIC, key, ids, abstracts, stored, sink)
-    old = (np.asarray(t.old["vector"].to_list(), dtype=np.float32)
-           .reshape(t.n_old, embedder.dimension))
-    new = (np.asarray(embedder.embed(t.new_texts), dtype=np.float32) if t.new_texts
-           else np.zeros((0, embedder.dimension), dtype=np.float32))
-    found = semantic.cosine_pairs(new, old, threshold)
-    evidence = pl.format(f"cosine {{}} of title-and-abstract embeddings ({embedder.name})",
-                         pl.col("score").round(3))
-    sink(incremental.signature_rows(SEMANTIC, key, t.ids[t.n_old:], t.new_sha, vectors=new))
-    return pl.concat([kept(previous, SEMANTIC, t.ids[:t.n_old]),
-                      incremental.named(found, t.ids, SEMANTIC, evidence)]), t
-
-
-def overlap_method(ids: list[str], views: list[str], stored: Batches, previous: Batches,
-                   n: int, threshold: float, sink: Sink) -> tuple[pl.DataFrame, _Texts]:
-    """Views sharing more than ``threshold`` of the shorter one's ``n``-grams: new views
-    against every other paper's."""
-    key = f"ngram{n}:t{threshold}"
-    t = _split(VIEWS_OVERLAP, key, ids, views, stored, sink)
-    every = dict(zip(ids, views, strict=True))
-    new_ids = t.ids[t.n_old:]
-    found = ngrams.overlaps(pl.DataFrame({"id": new_ids, "text": t.new_texts},
-                                         schema={"id": pl.String, "text": pl.String}),
-                            pl.DataFrame({"id": list(every), "text": list(every.values())},
-                                         schema={"id": pl.String, "text": pl.String}),
-                            n, threshold, symmetric=True, best=False)
-    sink(incremental.signature_rows(VIEWS_OVERLAP, key, new_ids, t.new_sha))
-    pairs = pl.concat([
-        kept(previous, VIEWS_OVERLAP, t.ids[:t.n_old]),
-        found.select(a=pl.min_horizontal("query", "match"),
-                     b=pl.max_horizontal("query", "match"), method=pl.lit(VIEWS_OVERLAP),
-                     score=pl.col("overlap").round(4),
-                     evidence=pl.format(f"{{}} of the shorter text's {n}-grams shared ({{}} "
-                                        "of {})", pl.col("overlap").round(3),
-                                        pl.col("shared"), pl.col("grams")))])
-    return pairs, t
-
-
-def view_texts(views: pl.DataFrame | None) -> tuple[list[str], list[str]]:
-    """(ids, texts): each paper's views joined, in view order."""
-    if views is None or views.is_empty():
-        return [], []
-    joined = (views.filter(pl.col("text").is_not_null() & pl.col("arxiv_id").is_not_null())
-              .sort("arxiv_id", "view").group_by("arxiv_id", maintain_order=True)
-              .agg(pl.col("text").str.join("\n")))
-    return joined["arxiv_id"].to_list(), joined["text"].to_list()
-
-
-@dataclass
 class Inputs:
-    """What the stage compares: the records (their keys, for the exact methods and the
-    clusters), the texts as batches, the views, and what the last run stored."""
+    """What the stage compares, every part as batches read on demand: the records (frames
+    of :data:`records.COLUMNS`, for the exact methods and the clusters), the texts, the
+    views' rows and what the last run stored."""
 
-    recs: pl.DataFrame
+    records: Batches
     abstracts: Batches
     fulltexts: Batches
-    views: pl.DataFrame | None
+    views: Batches = texts.none
     stored: Batches = texts.none
     previous: Batches = texts.none
 
 
-def compare(inputs: Inputs, settings: DuplicatesSettings, sink: Sink, embedder=None,
-            clock: Callable[[], float] = time.perf_counter, work: Path | None = None
+def compare(inputs: Inputs, settings: DuplicatesSettings, sink: Sink, work: Path,
+            embedder=None, clock: Callable[[], float] = time.perf_counter
             ) -> tuple[pl.DataFrame, pl.DataFrame, DuplicatesReport]:
-    """(pairs, clusters, report); every signature row goes to ``sink`` (``work``: where
-    the MinHash methods' block files go meanwhile)."""
-    recs = inputs.recs
-    report = DuplicatesReport(records=recs.height,
-                              by_source=dict(recs.group_by("source").len().sort("source")
-                                             .iter_rows()))
+    """(pairs, clusters, report); every signature row goes to ``sink``, every scratch
+    file (keys, row numbers, signatures, n-grams) to ``work``."""
+    recs = RecordKeys(work, inputs.records())
+    report = DuplicatesReport(records=recs.height, by_source=recs.by_source)
     start = clock()
-    found = [exact_pairs(recs)]
+    found = [recs.exact_pairs()]
     report.seconds_by_method["exact"] = clock() - start
     params = MinHashParams(settings.ngram, settings.bands, settings.rows)
 
     def signed(method: str, source: Batches, threshold: float):
-        pairs, counted = incremental.minhash_method(method, source, inputs.stored,
-                                                    inputs.previous, params, threshold,
-                                                    sink, work)
-        return pairs, len(counted.new), len(counted.old)
+        return lambda: incremental.minhash_method(method, source, inputs.stored,
+                                                  inputs.previous, params, threshold, sink,
+                                                  work)
 
-    def held(run):
-        def go():
-            pairs, t = run()
-            return pairs, len(t.new_sha), t.n_old
-        return go
-
-    runs = [(ABSTRACT, lambda: signed(ABSTRACT, inputs.abstracts, settings.abstract_threshold)),
-            (FULLTEXT, lambda: signed(FULLTEXT, inputs.fulltexts, settings.fulltext_threshold)),
-            (VIEWS_OVERLAP, held(lambda: overlap_method(
-                *view_texts(inputs.views), inputs.stored, inputs.previous,
-                settings.overlap_n, settings.overlap_threshold, sink)))]
+    runs = [(ABSTRACT, signed(ABSTRACT, inputs.abstracts, settings.abstract_threshold)),
+            (FULLTEXT, signed(FULLTEXT, inputs.fulltexts, settings.fulltext_threshold)),
+            (VIEWS_OVERLAP, lambda: streamed.overlap_method(
+                texts.view_texts(inputs.views, work), inputs.stored, inputs.previous,
+                settings.overlap_n, settings.overlap_threshold, sink, work))]
     if embedder is not None:
-        runs.append((SEMANTIC, held(lambda: semantic_method(
-            *texts.materialise(inputs.abstracts), inputs.stored, inputs.previous, embedder,
-            settings.semantic_threshold, sink))))
+        runs.append((SEMANTIC, lambda: streamed.semantic_method(
+            inputs.abstracts, inputs.stored, inputs.previous, embedder,
+            settings.semantic_threshold, sink, work)))
     for method, run in runs:
         start = clock()
-        pairs, n_new, n_old = run()
+        pairs, where = run()
         report.seconds_by_method[method] = clock() - start
-        report.new_by_method[method] = n_new
-        report.stored_by_method[method] = n_old
+        report.new_by_method[method] = where.n_new
+        report.stored_by_method[method] = where.n_old
         found.append(pairs)
     pairs = (pl.concat(found).unique(["a", "b", "method"], keep="first")
              .sort("a", "b", "method"))
-    clusters = build_clusters(pairs, recs)
+    clusters = build_clusters(pairs, recs.members(pairs))
     report.pairs = pairs.height
     report.pairs_by_method = {m: int((pairs["method"] == m).sum())
                               for m in sorted(set(pairs["method"].to_list()))}
@@ -217,11 +124,14 @@ def compute_duplicates(recs: pl.DataFrame, documents: pl.DataFrame | None,
                        ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, DuplicatesReport]:
     """(pairs, clusters, signatures, report) of frames in memory: a pure function of the
     records and what the last run stored."""
-    inputs = Inputs(recs, texts.record_texts(recs),
+    inputs = Inputs(texts.frame_batches(recs), texts.record_texts(recs),
                     texts.fulltexts(texts.frame_batches(documents), settings.fulltext_chars),
-                    views, texts.frame_batches(stored), texts.frame_batches(previous))
+                    texts.frame_batches(views), texts.frame_batches(stored),
+                    texts.frame_batches(previous))
     made: list[pl.DataFrame] = [pl.DataFrame(schema=SIGNATURE_COLUMNS)]
-    pairs, clusters, report = compare(inputs, settings, made.append, embedder, clock, work)
+    with tempfile.TemporaryDirectory(dir=work, prefix="duplicates-") as tmp:
+        pairs, clusters, report = compare(inputs, settings, made.append, Path(tmp), embedder,
+                                          clock)
     return pairs, clusters, pl.concat(made).sort("method", "id"), report
 
 
@@ -240,71 +150,55 @@ KEY_COLUMNS = {PAPERS: ("arxiv_id", "title", "authors", "doi", "published"),
 
 
 def store_inputs(store: TableStore, settings: DuplicatesSettings) -> Inputs:
-    """The stage's inputs from the store: records without their abstracts (and with their
-    first author only), texts and stored rows as batches read on demand."""
+    """The stage's inputs from the store, every one as batches read on demand: records
+    without their abstracts (and with their first author only), texts, views, stored rows."""
     def batches(table, columns=None, rows=None) -> Batches:
         extra = {} if rows is None else {"rows": rows}
-        return lambda: store.batches(table, columns, **extra)
+        return lambda wanted=None: store.batches(table, wanted or columns, **extra)
 
-    def keys(table) -> pl.DataFrame | None:  # the first author is all the exact keys use
-        frames = [b.with_columns(pl.col("authors").list.head(1))
-                  for b in store.batches(table, KEY_COLUMNS[table])]
-        return pl.concat(frames) if frames else None
+    def record_frames() -> Iterator[pl.DataFrame]:
+        for table, make in ((PAPERS, records.paper_records),
+                            (SUBMISSIONS, records.submission_records)):
+            for batch in store.batches(table, KEY_COLUMNS[table]):
+                yield make(batch.with_columns(pl.col("authors").list.head(1)))
+        for batch in store.batches(CITATION_COUNTS, ("s2_id", "arxiv_id", "doi", "title")):
+            yield records.s2_records(batch)
 
-    recs = records.gather(keys(PAPERS), keys(SUBMISSIONS),
-                          store.read_optional(CITATION_COUNTS))
     text = ("title", "abstract")
     return Inputs(
-        recs,
+        record_frames,
         texts.abstract_texts(batches(PAPERS, ("arxiv_id", *text)),
                              batches(SUBMISSIONS, ("forum_id", *text))),
         texts.fulltexts(batches(DOCUMENTS, ("arxiv_id", "forum_id", "status", "source",
                                             "text"), DOCUMENT_BATCH),
                         settings.fulltext_chars),
-        store.read_optional(VIEWS, ("arxiv_id", "view", "text")),
+        batches(VIEWS, ("arxiv_id", "view", "text")),
         batches(DUPLICATE_SIGNATURES), batches(DUPLICATE_PAIRS))
 
 
-class _SignatureFile:
-    """Signature rows appended to one Parquet file as they are made (a sink)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.schema = pl.DataFrame(schema=SIGNATURE_COLUMNS).to_arrow().schema
-        self.writer = pq.ParquetWriter(path, self.schema)
-
-    def __call__(self, rows: pl.DataFrame) -> None:
-        if rows.height:
-            self.writer.write_table(rows.to_arrow().cast(self.schema))
-
-    def sorted(self, work: Path) -> Iterator[pa.RecordBatch]:
-        """The rows, sorted by method and id (DuckDB's sort spills to ``work``)."""
-        import duckdb
-
-        self.writer.close()
-        with duckdb.connect(config={"memory_limit": SORT_MEMORY, "threads": 1,
-                                    "temp_directory": str(work / "spill"),
-                                    "preserve_insertion_order": True}) as db:
-            yield from db.sql(f"SELECT * FROM read_parquet('{self.path}') "
-                              "ORDER BY method, id").to_arrow_reader(lsh.BLOCK)
+def sorted_rows(signatures: Path, work: Path) -> Iterator[pa.RecordBatch]:
+    """The signature rows of a scratch file, sorted by method and id (DuckDB's sort spills
+    to ``work``)."""
+    with scratch.connect(work, ordered=True) as db:
+        yield from db.sql(f"SELECT * FROM {scratch.scan(signatures)} "
+                          "ORDER BY method, id").to_arrow_reader(lsh.BLOCK)
 
 
 def build_duplicates(paths: VaultPaths, settings: DuplicatesSettings, embedder=None
                      ) -> DuplicatesReport:
     """Read the records and what the last run stored; write pairs, clusters, signatures."""
-    import tempfile
-
     store = paths.store
     inputs = store_inputs(store, settings)
     paths.scratch.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=paths.scratch, prefix="duplicates-") as tmp:
         work = Path(tmp)
-        sink = _SignatureFile(work / "signatures.parquet")
-        pairs, clusters, report = compare(inputs, settings, sink, embedder, work=work)
-        if inputs.recs.is_empty():
+        sink = scratch.Appender(work / "signatures.parquet", SIGNATURE_COLUMNS)
+        pairs, clusters, report = compare(inputs, settings, sink, work, embedder)
+        if report.records == 0:
             report.warnings.append("no records (no papers, submissions or S2 papers): "
                                    "nothing to compare")
-        store.write(DUPLICATE_PAIRS, pairs)
-        store.write(DUPLICATE_CLUSTERS, clusters)
-        store.write_batches(DUPLICATE_SIGNATURES, sink.sorted(work))
+        # Row groups of a batch: the next run reads `duplicate_pairs` back a batch at a time.
+        store.write_batches(DUPLICATE_PAIRS, pairs.iter_slices(BATCH_ROWS))
+        store.write_batches(DUPLICATE_CLUSTERS, clusters.iter_slices(BATCH_ROWS))
+        store.write_batches(DUPLICATE_SIGNATURES, sorted_rows(sink.close(), work))
     return report

@@ -48,12 +48,33 @@ def _star(frame: pl.DataFrame, key: str, method: str, evidence: pl.Expr) -> pl.D
                                 score=pl.lit(1.0), evidence=evidence))
 
 
+KEY_COLUMNS = {"doi_key": pl.String, "title_key": pl.String, "author": pl.String,
+               "ta": pl.String}
+
+
+def with_keys(records: pl.DataFrame) -> pl.DataFrame:
+    """The records with their exact keys: DOI, normalised title, first author's surname and
+    title + author (`ta`, where both are there)."""
+    return records.with_columns(
+        doi_key=doi_key("doi"), title_key=title_key("title"), author=first_author("authors")
+    ).with_columns(
+        ta=pl.when((pl.col("title_key").str.len_chars() > 0) & pl.col("author").is_not_null())
+        .then(pl.col("title_key") + "|" + pl.col("author")))
+
+
 def exact_pairs(records: pl.DataFrame) -> pl.DataFrame:
     """Every exact pair, each once, with what matched."""
     if records.is_empty():
         return empty_pairs()
-    keyed = records.with_columns(doi_key=doi_key("doi"), title_key=title_key("title"),
-                                 author=first_author("authors"))
+    return keyed_pairs(with_keys(records))
+
+
+def keyed_pairs(keyed: pl.DataFrame) -> pl.DataFrame:
+    """The exact pairs of records with their keys (:func:`with_keys`): only the records
+    that share a key or link to an arXiv paper matter, so a subset holding all of those
+    gives the pairs of the whole."""
+    if keyed.is_empty():
+        return empty_pairs()
     arxiv = keyed.filter(pl.col("source") == ARXIV).select("id")
     refs = keyed.filter(pl.col("arxiv_ref").is_not_null()).join(
         arxiv, left_on="arxiv_ref", right_on="id", how="semi")
@@ -64,13 +85,10 @@ def exact_pairs(records: pl.DataFrame) -> pl.DataFrame:
         score=pl.lit(1.0),
         evidence=pl.format("{} names arXiv {} ({})", pl.col("id"), pl.col("arxiv_ref"),
                            pl.col("ref_how").fill_null("linked"))))
-    title = keyed.with_columns(
-        ta=pl.when((pl.col("title_key").str.len_chars() > 0) & pl.col("author").is_not_null())
-        .then(pl.col("title_key") + "|" + pl.col("author")))
     pairs = pl.concat([
         linked,
         _star(keyed, "doi_key", EXACT_DOI, pl.format("DOI {}", pl.col("doi_key"))),
-        _star(title, "ta", EXACT_TITLE, pl.format("title '{}', first author {}",
+        _star(keyed, "ta", EXACT_TITLE, pl.format("title '{}', first author {}",
                                                   pl.col("title_key"), pl.col("author"))),
     ]).select(list(PAIR_COLUMNS))
     return pairs.unique(["a", "b", "method"], keep="first").sort("a", "b", "method")

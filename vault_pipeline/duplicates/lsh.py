@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from vault_pipeline.duplicates import scratch
 from vault_pipeline.duplicates.minhash import MinHashParams, band_keys, estimate
 
 BLOCK = 5_000  # texts signed, and stored signatures read, at a time
@@ -29,7 +30,8 @@ class BlockedLSH:
     """Rows are numbered in the order their blocks are added: add the stored (old)
     signatures first, then the new ones, and ask :meth:`pairs` for ``n_old``."""
 
-    def __init__(self, work: Path, params: MinHashParams, memory_limit: str = "128MB",
+    def __init__(self, work: Path, params: MinHashParams,
+                 memory_limit: str = scratch.MEMORY_LIMIT,
                  threads: int = 1) -> None:
         self.work, self.params = work, params
         self.memory_limit, self.threads = memory_limit, threads
@@ -70,17 +72,12 @@ class BlockedLSH:
         """A Parquet file of the distinct (a, b) row pairs, a < b, b new, sharing a band."""
         if self.rows <= n_old or self._blocks == 0:
             return None
-        import duckdb
-
         out = self.work / "candidates.parquet"
-        keys = str(self.work / "keys" / "*.parquet")
-        with duckdb.connect(config={"memory_limit": self.memory_limit,
-                                    "threads": self.threads,
-                                    "temp_directory": str(self.work / "spill"),
-                                    "preserve_insertion_order": False}) as db:
+        keys = scratch.scan(self.work / "keys" / "*.parquet")
+        with scratch.connect(self.work, self.memory_limit, self.threads) as db:
             db.execute(
                 f"COPY (SELECT DISTINCT o.row AS a, n.row AS b "
-                f"FROM read_parquet('{keys}') n JOIN read_parquet('{keys}') o "
+                f"FROM {keys} n JOIN {keys} o "
                 f"ON n.band = o.band AND n.key = o.key "
                 f"WHERE n.row >= {int(n_old)} AND o.row < n.row) "
                 f"TO '{out}' (FORMAT parquet)")

@@ -5,6 +5,8 @@ example of another split has its answer outside its split."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 
@@ -49,3 +51,28 @@ def overlaps(queries: pl.DataFrame, corpus: pl.DataFrame, n: int = DEFAULT_N,
     return best.select(query="id", match="id_match", shared=pl.col("shared").cast(pl.Int64),
                        grams=pl.col("grams").cast(pl.Int64), overlap="overlap"
                        ).sort("query", "match")
+
+
+def overlaps_on_disk(grams: Path, work: Path, threshold: float) -> pl.DataFrame:
+    """:func:`overlaps` with ``symmetric`` and every match (not only the best), of the texts
+    whose n-grams (:func:`ngram_frame` with a column `new`) are in the Parquet file
+    ``grams``: the `new` texts against every other, as one DuckDB join that spills to
+    ``work`` past its memory limit."""
+    from vault_pipeline.duplicates import scratch
+
+    g = scratch.scan(grams)
+    with scratch.connect(work) as db:
+        return scratch.frame(db, f"""
+            WITH sizes AS (SELECT id, count(*) AS grams FROM {g} GROUP BY id),
+            shared AS (SELECT q.id AS query, c.id AS match, count(*) AS shared
+                       FROM {g} q JOIN {g} c ON q.gram = c.gram
+                       WHERE q.new AND q.id <> c.id GROUP BY q.id, c.id),
+            scored AS (SELECT query, match, shared, least(sq.grams, sc.grams) AS grams
+                       FROM shared JOIN sizes sq ON sq.id = query
+                       JOIN sizes sc ON sc.id = match)
+            SELECT query, match, shared::BIGINT AS shared, grams::BIGINT AS grams,
+                   shared / grams AS overlap
+            FROM scored WHERE shared / grams > {float(threshold)!r}::DOUBLE
+            ORDER BY query, match""").cast(
+            {"query": pl.String, "match": pl.String, "shared": pl.Int64, "grams": pl.Int64,
+             "overlap": pl.Float64})

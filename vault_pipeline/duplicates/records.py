@@ -30,34 +30,44 @@ def forum_key(forum_id: str) -> str:
     return f"{OPENREVIEW}:{forum_id}"
 
 
+def paper_records(papers: pl.DataFrame) -> pl.DataFrame:
+    """arXiv papers as records (dated by v1; abstracts may be left out, streamed apart)."""
+    return _fill(papers.select(
+        "arxiv_id", "title", "authors",
+        *(c for c in ("abstract", "doi") if c in papers.columns), "published").rename(
+        {"arxiv_id": "id", "published": "date"}).with_columns(source=pl.lit(ARXIV)))
+
+
+def submission_records(submissions: pl.DataFrame) -> pl.DataFrame:
+    """OpenReview submissions as records: `arxiv_ref` the arXiv paper the reviews stage
+    matched (title and author), dated by creation."""
+    return _fill(submissions.with_columns(
+        id=pl.lit(f"{OPENREVIEW}:") + pl.col("forum_id"), source=pl.lit(OPENREVIEW),
+        arxiv_ref=id_expr("arxiv_id") if "arxiv_id" in submissions.columns
+        else pl.lit(None, pl.String),
+        ref_how=pl.col("arxiv_match") if "arxiv_match" in submissions.columns
+        else pl.lit(None, pl.String),
+        date=pl.col("created").dt.date() if "created" in submissions.columns
+        else pl.lit(None, pl.Date)))
+
+
+def s2_records(counts: pl.DataFrame) -> pl.DataFrame:
+    """Semantic Scholar papers as records (the last row of an S2 id): `arxiv_ref` the arXiv
+    id S2 lists (any version, normalised), no date (a year alone is no date)."""
+    return _fill(counts.unique("s2_id", keep="last", maintain_order=True).with_columns(
+        id=pl.lit(f"{S2}:") + pl.col("s2_id"), source=pl.lit(S2),
+        arxiv_ref=id_expr("arxiv_id"), ref_how=pl.lit("Semantic Scholar arXiv id"),
+        abstract=pl.lit(None, pl.String)))
+
+
 def gather(papers: pl.DataFrame | None, submissions: pl.DataFrame | None,
            counts: pl.DataFrame | None) -> pl.DataFrame:
-    """One row per record. A submission's `arxiv_ref` is the arXiv paper the reviews stage
-    matched it to (title and author), an S2 paper's the arXiv id S2 lists (any version,
-    normalised); dates: v1 for arXiv, creation for OpenReview, none for S2 (a year alone is
-    no date)."""
-    frames = []
-    if papers is not None and not papers.is_empty():
-        frames.append(_fill(papers.select(  # abstracts may be left out (streamed apart)
-            "arxiv_id", "title", "authors",
-            *(c for c in ("abstract", "doi") if c in papers.columns), "published").rename(
-            {"arxiv_id": "id", "published": "date"}).with_columns(source=pl.lit(ARXIV))))
-    if submissions is not None and not submissions.is_empty():
-        subs = submissions.with_columns(
-            id=pl.lit(f"{OPENREVIEW}:") + pl.col("forum_id"), source=pl.lit(OPENREVIEW),
-            arxiv_ref=id_expr("arxiv_id") if "arxiv_id" in submissions.columns
-            else pl.lit(None, pl.String),
-            ref_how=pl.col("arxiv_match") if "arxiv_match" in submissions.columns
-            else pl.lit(None, pl.String),
-            date=pl.col("created").dt.date() if "created" in submissions.columns
-            else pl.lit(None, pl.Date))
-        frames.append(_fill(subs))
-    if counts is not None and not counts.is_empty():
-        s2 = counts.unique("s2_id", keep="last").with_columns(
-            id=pl.lit(f"{S2}:") + pl.col("s2_id"), source=pl.lit(S2),
-            arxiv_ref=id_expr("arxiv_id"), ref_how=pl.lit("Semantic Scholar arXiv id"),
-            abstract=pl.lit(None, pl.String))
-        frames.append(_fill(s2))
+    """One row per record, the first of an id (:func:`paper_records`,
+    :func:`submission_records`, :func:`s2_records`)."""
+    frames = [make(frame) for frame, make in ((papers, paper_records),
+                                               (submissions, submission_records),
+                                               (counts, s2_records))
+              if frame is not None and not frame.is_empty()]
     if not frames:
         return empty()
     return pl.concat(frames).unique("id", keep="first").sort("id")

@@ -5,24 +5,33 @@ corpus: the MinHash methods read them twice (once to hash, once to sign the new 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 
 import polars as pl
+import pyarrow.parquet as pq
 
 from vault_pipeline.duplicates import records
 
-Batches = Callable[[], Iterable[pl.DataFrame]]  # a table's batches, every call afresh
+# A table's batches, every call afresh; a table's (not a text source's) takes the columns
+# to read, all when none are named.
+Batches = Callable[..., Iterable[pl.DataFrame]]
 TEXT_SCHEMA = {"id": pl.String, "text": pl.String}
+VIEW_SCHEMA = {"arxiv_id": pl.String, "view": pl.String, "text": pl.String}
 
 
-def none() -> Iterator[pl.DataFrame]:
+def none(columns: Sequence[str] | None = None) -> Iterator[pl.DataFrame]:
     """The batches of a table that is not there."""
     return iter(())
 
 
 def frame_batches(frame: pl.DataFrame | None) -> Batches:
     """A frame in memory as one batch (none when it is absent)."""
-    return lambda: [] if frame is None else [frame]
+    def read(columns: Sequence[str] | None = None) -> list[pl.DataFrame]:
+        if frame is None:
+            return []
+        return [frame if columns is None else frame.select(columns)]
+    return read
 
 
 def _compared(frame: pl.DataFrame, ids: pl.Expr) -> pl.DataFrame:
@@ -69,11 +78,35 @@ def present(source: Batches) -> Iterator[pl.DataFrame]:
             yield kept.select(list(TEXT_SCHEMA)).cast(TEXT_SCHEMA)
 
 
-def materialise(source: Batches) -> tuple[list[str], list[str]]:
-    """(ids, texts), the first text of each id: for the methods that hold every text."""
-    frames = list(present(source))
-    if not frames:
-        return [], []
-    whole = (pl.concat(frames).unique("id", keep="first", maintain_order=True)
-             .filter(pl.col("text").is_not_null()))
-    return whole["id"].to_list(), whole["text"].to_list()
+def _joined(rows: pl.DataFrame) -> pl.DataFrame:
+    return (rows.group_by("arxiv_id", maintain_order=True).agg(pl.col("text").str.join("\n"))
+            .rename({"arxiv_id": "id"}))
+
+
+def view_texts(views: Batches, work: Path) -> Batches:
+    """Each paper's views joined in view order (`id`, `text`), sorted by id: the views are
+    copied to ``work``, sorted there by DuckDB (spilling) and joined a paper at a time, so
+    no step holds every view."""
+    from vault_pipeline.duplicates import scratch
+
+    rows = scratch.Appender(work / "views.parquet", VIEW_SCHEMA)
+    for batch in views(tuple(VIEW_SCHEMA)):
+        rows(batch.filter(pl.col("text").is_not_null() & pl.col("arxiv_id").is_not_null())
+             .select(list(VIEW_SCHEMA)).cast(VIEW_SCHEMA))
+    out = scratch.Appender(work / "view_texts.parquet", TEXT_SCHEMA)
+    with scratch.connect(work) as db:
+        carry = pl.DataFrame(schema=VIEW_SCHEMA)
+        for batch in scratch.batches(db, f"SELECT * FROM {scratch.scan(rows.close())} "
+                                         "ORDER BY arxiv_id, view"):
+            batch = pl.concat([carry, batch.cast(VIEW_SCHEMA)])
+            last = batch["arxiv_id"][-1]
+            carry = batch.filter(pl.col("arxiv_id") == last)
+            out(_joined(batch.filter(pl.col("arxiv_id") != last)))
+        out(_joined(carry))
+    path = out.close()
+
+    def read(columns: Sequence[str] | None = None) -> Iterator[pl.DataFrame]:
+        for batch in pq.ParquetFile(path, pre_buffer=False).iter_batches(
+                batch_size=scratch.ROW_GROUP):
+            yield pl.DataFrame(pl.from_arrow(batch))
+    return read
