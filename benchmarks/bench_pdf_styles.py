@@ -15,8 +15,9 @@ Per converter and split it prints:
 - headings: of the PDF outline's titles (levels 1-2; a hand list where a paper has no
   outline), how many came out as Markdown headings (doc_quality.heading_recall);
 - boilerplate lines left in the cleaned body, by kind: arXiv stamps, ``Downloaded from``,
-  dot leaders, lone page numbers, journal footers (DOI, volume and pages, copyright), and
-  running headers (a short paragraph seen three times or more);
+  dot leaders, lone page numbers, journal footers (volume and pages, ISSN, copyright; a DOI
+  in a paragraph of 200 characters or fewer), and running headers (a short paragraph seen
+  three times or more);
 - captions: of the ``Figure N`` / ``Table N`` captions in PyMuPDF's plain text, how many are
   caption paragraphs of the cleaned text;
 - tables: Markdown tables found against ``Table N`` captions (a table counts up to its
@@ -71,10 +72,16 @@ BOILERPLATE = {
     "dot leaders": re.compile(r"(?:\.\s?){6,}"),
     "page number": re.compile(r"^\s*(?:page\s+)?\d{1,4}\s*$", re.IGNORECASE),
     "journal footer": re.compile(
-        r"\bdoi:\s?10\.|\bhttps?://(?:dx\.)?doi\.org/|©|\bISSN\b|\bVol\.\s*\d+|"
-        r"\b(?:19|20)\d\d\s*[,;]?\s*\d+\s*\(\d+\)\s*[:,]\s*\d+", re.IGNORECASE),
+        r"©|\bISSN\b|\bVol\.\s*\d+|\b(?:19|20)\d\d\s*[,;]?\s*\d+\s*\(\d+\)\s*[:,]\s*\d+",
+        re.IGNORECASE),
 }
-_CAPTION_LINE = re.compile(r"^\s*(figure|fig\.|table)\s*(\d+)\s*[.:|]", re.IGNORECASE)
+# A DOI is a footer's in a short paragraph (a banner left alone, a footer spliced between
+# two paragraphs); a long paragraph citing a DOI in its sentences is the text's own.
+_DOI = re.compile(r"\bdoi:\s?10\.|\bhttps?://(?:dx\.)?doi\.org/", re.IGNORECASE)
+SHORT = 200
+# ``Table 3:``, ``Figure 2.``; not ``Table 22.3 in Greene (2003)`` (another book's table).
+_CAPTION_LINE = re.compile(r"^\s*(figure|fig\.|table)\s*(\d+)\s*(?:[:|]|\.(?!\d))",
+                           re.IGNORECASE)
 _MARKED = re.compile(r"^\*(figure|fig\.|table)\s*(\d+)", re.IGNORECASE)
 
 
@@ -172,7 +179,8 @@ def boilerplate(body: str) -> Counter:
     out: Counter = Counter()
     for paragraph in paragraphs:
         for kind, pattern in BOILERPLATE.items():
-            if pattern.search(paragraph):
+            if pattern.search(paragraph) or (kind == "journal footer" and len(paragraph) <= SHORT
+                                             and _DOI.search(paragraph)):
                 out[kind] += 1
     short = Counter(p for p in paragraphs if len(p) <= 100 and not p.startswith(("#", "|", "*")))
     out["running header"] += sum(n for n in short.values() if n >= 3)
