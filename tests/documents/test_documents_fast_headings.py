@@ -117,3 +117,9 @@ def test_a_bold_line_opening_with_an_outline_title_is_cut_after_it() -> None:
     head, rest = split_heading(Block([line], line.bbox), styles)
     assert [h.text for h in head] == ["8.1. Bold versions of special symbols"]
     assert rest[0].text == "In the amsmath package"
+
+
+def test_a_number_set_as_large_as_the_title_is_no_title() -> None:
+    """ACM sets the article number (``111``) on the first page in the title's size."""
+    assert STYLES.level("111", 16.0, True) is None
+    assert STYLES.level("The Name of the Title Is Hope", 16.0, True) == 1

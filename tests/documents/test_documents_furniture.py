@@ -129,3 +129,12 @@ def test_a_copyright_in_small_print_goes_anywhere() -> None:
 def test_acms_issn_and_price_line_is_a_notice() -> None:
     assert is_notice("0004-5411/2018/8-ART111 $15.00")
     assert not is_notice("0004 results were found in 2018.")
+
+
+def test_authors_notes_and_elseviers_footer_are_furniture() -> None:
+    assert is_notice("Email addresses: J.Migchielsen@elsevier.com (Jos Migchielsen)")
+    assert is_notice("∗Corresponding author")
+    assert is_notice("Authors’ addresses: Ben Trovato, trovato@corporation.com")
+    assert not is_notice("The corresponding authors of the survey were asked twice.")
+    assert is_noise("Preprint submitted to Elsevier June 8, 2018")
+    assert not is_noise("We show a preprint submitted to the server in 2018.")

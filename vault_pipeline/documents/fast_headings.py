@@ -110,8 +110,9 @@ class Styles:
         outlined = self.outlined(text)
         if outlined is not None:
             return min(outlined + 1, 6)
-        if first_page and size >= self.title and size >= self.body + 1.5:
-            return 1
+        if first_page and size >= self.title and size >= self.body + 1.5 and \
+                any(ch.isalpha() for ch in text):
+            return 1  # (ACM's article number ``111`` is set as large: no title)
         number = numbering(text)
         if not any(ch.isalpha() for ch in text) or text.endswith(("-", ",")) or "@" in text \
                 or (_SENTENCE_END.search(text) and not number) or len(text) > HEADING_MAX_CHARS:

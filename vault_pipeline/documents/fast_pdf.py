@@ -487,6 +487,9 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
                 open_at = None
                 continue
             paragraphs = _paragraphs(rest) if rest else []
+            if paragraphs and index in small:
+                out.extend(paragraphs)  # a footnote: the text it interrupts runs on past it
+                continue
             if paragraphs and open_at is not None and (paragraphs[0][:1].islower()
                                                        or _DANGLING.search(out[open_at])):
                 out[open_at] = join_lines([out[open_at], paragraphs.pop(0)])

@@ -32,22 +32,27 @@ _PAGE_NUMBER = re.compile(
     re.IGNORECASE)
 _DOWNLOADED = re.compile(r"\bdownloaded\s+from\b|\baccessed\s+on\b.*\bhttps?://",
                          re.IGNORECASE)
+# Elsevier's first-page footer, set at the foot of the text, not of the page.
+_SUBMITTED = re.compile(r"^\s*preprint submitted to\b", re.IGNORECASE)
 _DOT_LEADER = re.compile(r"(?:\.\s?){6,}|(?:…\s?){3,}")
 # What a journal's banner or footer carries and running text at a page's edge does not.
 _BANNER = re.compile(
     r"https?://|\bwww\.|\bdoi\s?:|\b10\.\d{4,9}/\S+|©|\(c\)\s*(?:19|20)\d\d|\bcopyright\b|"
     r"\bissn\b|\bjournal homepage\b|\bvol(?:ume)?\.?\s*\d+|\bpp\.\s*\d+|\bno\.\s*\d+\s*[,(]|"
     r"\b(?:19|20)\d\d\s*[,;]\s*\d+\s*\(\d+\)|\b\d+\s*\(\d+\)\s*[:,]\s*\d+|"
-    r"\ball rights reserved\b|\blicen[cs]e\b|\bpublished (?:online|by)\b|\breceived:?\s",
+    r"\ball rights reserved\b|\blicen[cs]e\b|\bpublished (?:online|by)\b|\breceived:?\s|"
+    r"\bpreprint submitted to\b",
     re.IGNORECASE)
 
 # A copyright line in small print, wherever it is set (a first-page footnote of the title).
 _COPYRIGHT = re.compile(r"©\s*(?:19|20)\d\d|\bcopyright\s*(?:©|\(c\))\s*(?:19|20)\d\d",
                         re.IGNORECASE)
 
-# The opening of a block that is a publisher's notice as a whole (ACM's first-page footer).
+# The opening of a block that is a publisher's notice as a whole (ACM's first-page footer),
+# or the authors' notes under it (``Email addresses:``, ``Authors' addresses:``).
 _NOTICE = re.compile(
-    r"^\s*(?:permission to make digital or hard copies|acm reference format|ccs concepts|"
+    r"^\s*[∗*†‡§¶]?\s*(?:e-?mail address(?:es)?:|authors?[’'] addresses?:|corresponding author\b|"
+    r"permission to make digital or hard copies|acm reference format|ccs concepts|"
     r"publication rights licensed|this work is licensed under|©\s*(?:19|20)\d\d|"
     r"copyright\s*(?:©|\(c\))?\s*(?:19|20)\d\d|downloaded from|"
     r"\d{4}-\d{3}[\dx]/(?:19|20)\d\d/)", re.IGNORECASE)  # ``0004-5411/2018/8-ART111 $15.00``
@@ -79,8 +84,9 @@ def strip_stamps(text: str) -> str:
 
 def is_noise(text: str) -> bool:
     """A line that is furniture wherever it stands: a ``Downloaded from`` notice, a row of
-    dot leaders, a lone arXiv stamp."""
-    return bool(_DOWNLOADED.search(text) or _DOT_LEADER.search(text)) or \
+    dot leaders, a lone arXiv stamp, ``Preprint submitted to Elsevier``."""
+    return bool(_DOWNLOADED.search(text) or _DOT_LEADER.search(text)
+                or _SUBMITTED.match(text)) or \
         (("arXiv:" in text) and not strip_stamps(text))
 
 
