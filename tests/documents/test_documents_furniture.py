@@ -138,3 +138,9 @@ def test_authors_notes_and_elseviers_footer_are_furniture() -> None:
     assert not is_notice("The corresponding authors of the survey were asked twice.")
     assert is_noise("Preprint submitted to Elsevier June 8, 2018")
     assert not is_noise("We show a preprint submitted to the server in 2018.")
+
+
+def test_a_stray_mark_left_of_the_text_does_not_hide_the_line_numbers() -> None:
+    lines = [*_numbered_draft(21, 29), ("·", (5, 400, 8, 404))]
+    lines += [(f"More text {k}.", (51, 500 + 12 * k, 562, 509 + 12 * k)) for k in range(20)]
+    assert line_numbers(lines) == {1, 3, 5, 7, 9, 11}

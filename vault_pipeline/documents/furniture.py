@@ -176,8 +176,10 @@ def line_numbers(lines: Sequence[tuple[str, tuple[float, float, float, float]]])
     others = [box for i, (_t, box) in enumerate(lines) if i not in set(numbers)]
     if len(numbers) < MIN_LINE_NUMBERS or not others:
         return set()
-    left = min(box[0] for box in others)
-    right = max(box[2] for box in others)
+    # The text's edges, a stray mark beyond them aside (a twentieth of the lines).
+    stray = len(others) // 20
+    left = sorted(box[0] for box in others)[stray]
+    right = sorted((box[2] for box in others), reverse=True)[stray]
     out: set[int] = set()
     for edge in (0, 2):  # left-aligned (x0) or right-aligned (x1) columns
         columns: dict[int, list[int]] = defaultdict(list)
