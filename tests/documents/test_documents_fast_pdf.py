@@ -258,3 +258,33 @@ def test_a_paragraph_cut_after_a_function_word_runs_on() -> None:
     page.insert_text((72, 220), "A new paragraph starts here.", fontsize=10)
     markdown = pdf_to_markdown_fast(doc.tobytes()).markdown
     assert "The mass is measured in the H channel of the two detectors.\n\nA new" in markdown
+
+
+def test_a_paragraph_runs_on_past_the_footnotes_of_its_page() -> None:
+    doc = pymupdf.open()
+    first = doc.new_page()
+    for k in range(12):
+        first.insert_text((72, 100 + 14 * k), "The body text of the first page goes on here.",
+                          fontsize=10)
+    first.insert_text((72, 280), "The coherence of the condensate is thus", fontsize=10)
+    first.insert_text((72, 700), "1This is the first author footnote.", fontsize=7)
+    second = doc.new_page()
+    second.insert_text((72, 100), "effectively broken by the escaping photons.", fontsize=10)
+    markdown = pdf_to_markdown_fast(doc.tobytes()).markdown
+    assert "condensate is thus effectively broken by the escaping photons." in markdown
+    assert "1This is the first author footnote." in markdown
+
+
+def test_a_drafts_line_numbers_are_not_glued_to_its_lines() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for k in range(8):
+        page.insert_text((60, 100 + 14 * k), f"Line {'abcdefgh'[k]} of the running text.",
+                         fontsize=10)
+        page.insert_text((24, 100 + 14 * k), str(26 + k), fontsize=5)
+    page.insert_text((60, 240), "1. INTRODUCTION", fontsize=10, fontname="hebo")
+    page.insert_text((24, 240), "34", fontsize=5)
+    markdown = pdf_to_markdown_fast(doc.tobytes()).markdown
+    assert any(line.startswith("#") and line.endswith(" 1. INTRODUCTION")
+               for line in markdown.split("\n"))
+    assert not any(str(n) in markdown for n in range(26, 35))

@@ -13,7 +13,9 @@ from vault_pipeline.documents.furniture import (
     furniture_key,
     is_noise,
     is_notice,
+    line_numbers,
     strip_stamps,
+    title_top,
 )
 
 HEIGHT = 792.0
@@ -79,3 +81,66 @@ def test_the_key_of_a_header_ignores_its_page_number(text: str, a: int, b: int) 
 def test_cutting_stamps_never_adds_text_and_is_idempotent(text: str) -> None:
     cut = strip_stamps(text)
     assert len(cut) <= len(text) and strip_stamps(cut) == cut
+
+
+def _numbered_draft(x0: float, x1: float, first: int = 38) -> list[tuple[str, tuple]]:
+    lines = []
+    for k in range(6):
+        y = 70.0 + 12 * k
+        lines.append((f"Body text of line {k} goes on here.", (51, y, 562, y + 9)))
+        lines.append((str(first + k), (x0, y + 3, x1, y + 8)))
+    return lines
+
+
+def test_a_drafts_line_numbers_in_the_margin_go() -> None:
+    left = _numbered_draft(21, 29)
+    assert line_numbers(left) == {1, 3, 5, 7, 9, 11}
+    right = _numbered_draft(570, 578)
+    assert line_numbers(right) == {1, 3, 5, 7, 9, 11}
+
+
+def test_numbers_inside_the_text_or_out_of_order_stay() -> None:
+    inside = _numbered_draft(300, 308)  # a column of a table, not the margin
+    assert line_numbers(inside) == set()
+    shuffled = [(text, box) if not text.isdigit() else (str(90 - int(text)), box)
+                for text, box in _numbered_draft(21, 29)]
+    assert line_numbers(shuffled) == set()
+    assert line_numbers(_numbered_draft(21, 29)[:6]) == set()  # three are not a column
+
+
+def test_a_first_page_banner_above_the_title_goes() -> None:
+    page = [L("Annals of Mathematics 160 (2008), 17–46", (150, 90, 460, 100), size=9.0),
+            L("https://doi.org/10.4007/annals.2008.160.1.12", (150, 102, 460, 112), size=9.0),
+            L("Sample Paper for the aomart Class", (150, 130, 460, 146), size=14.0),
+            L("Results of 2008, 17 (3): 46 are in www.example.org.", (72, 300, 540, 310))]
+    assert title_top(page, body=10.0) == 130
+    assert furniture([page], [HEIGHT], body=10.0) == [{0, 1}]
+    assert furniture([page[2:]], [HEIGHT], body=10.0) == [set()]
+
+
+def test_a_copyright_in_small_print_goes_anywhere() -> None:
+    page = [L("The class was commissioned by Annals of Mathematics.", (131, 672, 356, 680),
+              size=8.0),
+            L("© 2008–2020 Boris Veytsman.", (131, 682, 356, 690), size=8.0),
+            L("The symbol © 2008 in running text stays.", (72, 300, 540, 310))]
+    assert furniture([page], [HEIGHT], body=10.0) == [{1}]
+
+
+def test_acms_issn_and_price_line_is_a_notice() -> None:
+    assert is_notice("0004-5411/2018/8-ART111 $15.00")
+    assert not is_notice("0004 results were found in 2018.")
+
+
+def test_authors_notes_and_elseviers_footer_are_furniture() -> None:
+    assert is_notice("Email addresses: J.Migchielsen@elsevier.com (Jos Migchielsen)")
+    assert is_notice("∗Corresponding author")
+    assert is_notice("Authors’ addresses: Ben Trovato, trovato@corporation.com")
+    assert not is_notice("The corresponding authors of the survey were asked twice.")
+    assert is_noise("Preprint submitted to Elsevier June 8, 2018")
+    assert not is_noise("We show a preprint submitted to the server in 2018.")
+
+
+def test_a_stray_mark_left_of_the_text_does_not_hide_the_line_numbers() -> None:
+    lines = [*_numbered_draft(21, 29), ("·", (5, 400, 8, 404))]
+    lines += [(f"More text {k}.", (51, 500 + 12 * k, 562, 509 + 12 * k)) for k in range(20)]
+    assert line_numbers(lines) == {1, 3, 5, 7, 9, 11}

@@ -22,6 +22,7 @@ from vault_pipeline.documents.identify import (
     content_clues,
     title_key,
     title_key_expr,
+    title_windows,
 )
 from vault_pipeline.documents.workers import PoolSettings
 from vault_pipeline.papers.build import build_papers
@@ -142,3 +143,23 @@ def test_the_index_of_an_empty_split_is_empty(vault_paths: VaultPaths) -> None:
 def test_the_table_filter_keys_titles_as_the_matcher_does(text: str) -> None:
     frame = pl.DataFrame({"t": [text]}, schema={"t": pl.String})
     assert frame.select(title_key_expr("t")).item() == title_key(text)
+
+
+def test_a_title_clue_with_more_than_the_title_still_matches() -> None:
+    """The largest lines may hold an article number (ACM's ``111``) or an ``ABSTRACT`` set
+    in the title's font; the title inside them matches, longest first."""
+    for title in (f"{TITLE} ABSTRACT We compute", f"111 {TITLE}"):
+        found = CATALOG.identify(Clues(title=title, text="C. Balázs"))
+        assert found is not None and found.arxiv_id == "0704.0001"
+    assert title_windows("A B")[:1] == [] and title_windows(TITLE)[0] == title_key(TITLE)
+
+
+def test_marks_raised_over_the_title_are_left_out_of_it() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Sparsity-certifying Graph", fontsize=16)
+    page.insert_text((300, 74), "*,**", fontsize=9)  # raised footnote marks
+    page.insert_text((330, 80), "Decompositions", fontsize=16)
+    with pymupdf.open(stream=doc.tobytes()) as pdf:
+        clues = content_clues(pdf)
+    assert title_key(clues.title or "") == title_key("Sparsity-certifying Graph Decompositions")

@@ -21,6 +21,7 @@ from vault_pipeline.documents.fast_layout import Block, Line, normalize_title
 HEADING_MAX_CHARS = 150
 HEADING_MAX_LINES = 3
 RUN_IN_MAX_WORDS = 12
+WORDY = 0.5  # of a numbered heading's characters (spaces aside) that are letters
 LARGER = 0.9  # points above the body size that make a line a heading
 ROMAN = r"(?:X{0,3})(?:IX|IV|V?I{0,3})"
 # ``3.2 Setup``, ``3.2. Setup``, ``A.1 Proofs``, ``IV. RESULTS``, ``B. Data``, ``A Proofs``.
@@ -47,7 +48,7 @@ def numbering(text: str) -> tuple[int, str] | None:
     is (1, ``X``), ``B. Data`` and ``B.1 Data`` are appendix or subsection levels."""
     match = _NUMBERED.match(text)
     if match is None or (not match.group("rest")[0].isupper() and \
-            not match.group("rest")[0].isdigit()):
+            not match.group("rest")[0].isdigit()) or not _wordy(match.group("rest")):
         return None
     if match.group("arabic"):
         return match.group("arabic").count(".") + 1, match.group("rest")
@@ -57,6 +58,15 @@ def numbering(text: str) -> tuple[int, str] | None:
         return match.group("sub").count(".") + 1, match.group("rest")
     # ``A Proofs`` opens an appendix; ``A. Data`` is a subsection (IEEE, revtex).
     return (2 if text[1] == "." else 1), match.group("rest")
+
+
+def _wordy(text: str) -> bool:
+    """A word or mostly letters: a title, not a row of a matrix (``1 ¹)) · · · 0 0
+    É(r(y, x¦¹))``)."""
+    if re.search(r"[^\W\d_]{3,}", text):
+        return True
+    chars = [ch for ch in text if not ch.isspace()]
+    return sum(ch.isalpha() for ch in chars) >= WORDY * len(chars)
 
 
 def is_caps(text: str) -> bool:
@@ -100,8 +110,9 @@ class Styles:
         outlined = self.outlined(text)
         if outlined is not None:
             return min(outlined + 1, 6)
-        if first_page and size >= self.title and size >= self.body + 1.5:
-            return 1
+        if first_page and size >= self.title and size >= self.body + 1.5 and \
+                any(ch.isalpha() for ch in text):
+            return 1  # (ACM's article number ``111`` is set as large: no title)
         number = numbering(text)
         if not any(ch.isalpha() for ch in text) or text.endswith(("-", ",")) or "@" in text \
                 or (_SENTENCE_END.search(text) and not number) or len(text) > HEADING_MAX_CHARS:
@@ -145,15 +156,24 @@ def document_styles(toc: Sequence[Sequence], pages: Sequence[Sequence[Block]]) -
                   bare=bare)
 
 
-def _run_in(line: Line, styles: Styles) -> tuple[str, str] | None:
-    """(heading, rest) of a line that opens with a heading run into its paragraph: a leading
-    bold or capitals run that is numbered, in capitals or an outline title, or the longest
-    opening words that are an outline title."""
+def _outline_run_in(line: Line, styles: Styles) -> tuple[str, str] | None:
+    """(heading, rest) of a line opening with an outline title run into its paragraph
+    (``8.1. Bold versions of special symbols. In the amsmath package``)."""
     words = line.text.split()
     for k in range(min(RUN_IN_MAX_WORDS, len(words) - 1), 0, -1):
         head = " ".join(words[:k])
         if styles.outline and styles.outlined(head) is not None and len(normalize_title(head)) >= 4:
-            return head, " ".join(words[k:])
+            return head.rstrip(".: "), " ".join(words[k:])
+    return None
+
+
+def _run_in(line: Line, styles: Styles) -> tuple[str, str] | None:
+    """(heading, rest) of a line that opens with a heading run into its paragraph: a leading
+    bold or capitals run that is numbered, in capitals or an outline title, or the longest
+    opening words that are an outline title."""
+    outlined = _outline_run_in(line, styles)
+    if outlined is not None:
+        return outlined
     lead = line.runs[0].text.strip() if line.runs else ""
     if not lead or len(line.runs) < 2 or not line.text.startswith(lead):
         caps = re.match(rf"^((?:{ROMAN}\.|\d{{1,2}}(?:\.\d{{1,2}})*\.?)?\s*"
@@ -179,6 +199,9 @@ def split_heading(block: Block, styles: Styles) -> tuple[list[Line], list[Line]]
     for n in range(min(HEADING_MAX_LINES, len(lines)), 0, -1):
         if styles.outline and styles.outlined(" ".join(ln.text for ln in lines[:n])) is not None:
             return lines[:n], lines[n:]
+    cut = _outline_run_in(lines[0], styles) if lines else None
+    if cut is not None:
+        return _cut(lines, cut)
     head = 0
     while head < len(lines) and head < HEADING_MAX_LINES and styles.is_heading_line(lines[head]):
         head += 1
@@ -193,6 +216,11 @@ def split_heading(block: Block, styles: Styles) -> tuple[list[Line], list[Line]]
     cut = _run_in(lines[0], styles) if lines else None
     if cut is None:
         return [], lines
+    return _cut(lines, cut)
+
+
+def _cut(lines: list[Line], cut: tuple[str, str]) -> tuple[list[Line], list[Line]]:
+    """The block's first line cut into its run-in heading and the paragraph's start."""
     first = lines[0]
     heading = Line(text=cut[0], size=first.size, bold=first.bold, bbox=first.bbox,
                    font=first.font)

@@ -54,14 +54,21 @@ from vault_pipeline.documents.fast_tables import (
     rule_groups,
     table_markdown,
 )
-from vault_pipeline.documents.furniture import furniture, is_notice, strip_stamps
+from vault_pipeline.documents.furniture import (
+    furniture,
+    is_notice,
+    line_numbers,
+    strip_stamps,
+)
 from vault_pipeline.documents.outcome import Converted
 from vault_pipeline.documents.pdf import ALL, OFF, RULED, PdfLimits, check_table_mode, convert_pdf
 from vault_pipeline.pipeline.lazy import lazy_import
 
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 
-FAST_VERSION = "3"  # 3: furniture, heading signals, captions apart; 2: tables from rules
+# 4: margin line numbers, first-page banners; 3: furniture, heading signals, captions apart;
+# 2: tables from rules
+FAST_VERSION = "4"
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
 SMALLER = 0.5  # points below the body size of small print (footnotes, table cells)
@@ -212,11 +219,19 @@ def _visual_lines(block: dict) -> list[Line]:
 
 
 def page_blocks(page: pymupdf.Page) -> list[Block]:
+    """The page's text blocks as visual lines, less a draft's line numbers in the margin."""
     blocks = []
     flags = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE
-    for block in page.get_text("dict", flags=flags)["blocks"]:
-        if block["type"] != 0:
-            continue
+    raw = [block for block in page.get_text("dict", flags=flags)["blocks"]
+           if block["type"] == 0]
+    every = [(block, line) for block in raw for line in block["lines"]]
+    numbered = line_numbers([("".join(span["text"] for span in line["spans"]),
+                              tuple(line["bbox"])) for _block, line in every])
+    if numbered:
+        drop = {id(every[i][1]) for i in numbered}
+        raw = [{**block, "lines": [ln for ln in block["lines"] if id(ln) not in drop]}
+               for block in raw]
+    for block in raw:
         lines = _visual_lines(block)
         if lines:
             blocks.append(Block(lines=lines, bbox=tuple(block["bbox"])))
@@ -472,6 +487,9 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
                 open_at = None
                 continue
             paragraphs = _paragraphs(rest) if rest else []
+            if paragraphs and index in small:
+                out.extend(paragraphs)  # a footnote: the text it interrupts runs on past it
+                continue
             if paragraphs and open_at is not None and (paragraphs[0][:1].islower()
                                                        or _DANGLING.search(out[open_at])):
                 out[open_at] = join_lines([out[open_at], paragraphs.pop(0)])

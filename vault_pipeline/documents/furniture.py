@@ -3,7 +3,8 @@
 stamps (arXiv's rotated ``arXiv:1707.04066v1 [astro-ph.EP] 13 Jul 2017``, wherever it is set
 and whatever it is glued to), journal banners and footers at a page's top or bottom edge
 (a web address, a DOI, a copyright, volume and pages), ``Downloaded from`` lines and dot
-leaders. Each rule works on the lines the fast path has already read, so it costs one pass.
+leaders, and a draft's line numbers in the margin. Each rule works on the lines the fast
+path has already read, so it costs one pass.
 
 Written by hand: these are rules about scholarly page layout, which no library offers."""
 
@@ -12,12 +13,16 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Protocol
 
 EDGE = 0.07  # of the page height: a line this close to the top or bottom is at the edge
 SAME_HEIGHT = 12.0  # points: a running header sits at the same height on every page
 MAX_FURNITURE_CHARS = 160
 MIN_PAGES = 3  # pages a running header or footer appears on (2 in a document of <= 4 pages)
+TITLE_ABOVE_BODY = 3.0  # points: a first-page title is set at least this much larger
+MIN_LINE_NUMBERS = 5  # lone numbers in one margin column that make it a draft's line numbers
+COLUMN_SLACK = 3.0  # points: how far the edges of one column of line numbers may wander
 
 ARXIV_STAMP = re.compile(
     r"\s*arXiv:\s?(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\s*"
@@ -27,21 +32,30 @@ _PAGE_NUMBER = re.compile(
     re.IGNORECASE)
 _DOWNLOADED = re.compile(r"\bdownloaded\s+from\b|\baccessed\s+on\b.*\bhttps?://",
                          re.IGNORECASE)
+# Elsevier's first-page footer, set at the foot of the text, not of the page.
+_SUBMITTED = re.compile(r"^\s*preprint submitted to\b", re.IGNORECASE)
 _DOT_LEADER = re.compile(r"(?:\.\s?){6,}|(?:…\s?){3,}")
 # What a journal's banner or footer carries and running text at a page's edge does not.
 _BANNER = re.compile(
     r"https?://|\bwww\.|\bdoi\s?:|\b10\.\d{4,9}/\S+|©|\(c\)\s*(?:19|20)\d\d|\bcopyright\b|"
     r"\bissn\b|\bjournal homepage\b|\bvol(?:ume)?\.?\s*\d+|\bpp\.\s*\d+|\bno\.\s*\d+\s*[,(]|"
     r"\b(?:19|20)\d\d\s*[,;]\s*\d+\s*\(\d+\)|\b\d+\s*\(\d+\)\s*[:,]\s*\d+|"
-    r"\ball rights reserved\b|\blicen[cs]e\b|\bpublished (?:online|by)\b|\breceived:?\s",
+    r"\ball rights reserved\b|\blicen[cs]e\b|\bpublished (?:online|by)\b|\breceived:?\s|"
+    r"\bpreprint submitted to\b",
     re.IGNORECASE)
 
+# A copyright line in small print, wherever it is set (a first-page footnote of the title).
+_COPYRIGHT = re.compile(r"©\s*(?:19|20)\d\d|\bcopyright\s*(?:©|\(c\))\s*(?:19|20)\d\d",
+                        re.IGNORECASE)
 
-# The opening of a block that is a publisher's notice as a whole (ACM's first-page footer).
+# The opening of a block that is a publisher's notice as a whole (ACM's first-page footer),
+# or the authors' notes under it (``Email addresses:``, ``Authors' addresses:``).
 _NOTICE = re.compile(
-    r"^\s*(?:permission to make digital or hard copies|acm reference format|ccs concepts|"
+    r"^\s*[∗*†‡§¶]?\s*(?:e-?mail address(?:es)?:|authors?[’'] addresses?:|corresponding author\b|"
+    r"permission to make digital or hard copies|acm reference format|ccs concepts|"
     r"publication rights licensed|this work is licensed under|©\s*(?:19|20)\d\d|"
-    r"copyright\s*(?:©|\(c\))?\s*(?:19|20)\d\d|downloaded from)", re.IGNORECASE)
+    r"copyright\s*(?:©|\(c\))?\s*(?:19|20)\d\d|downloaded from|"
+    r"\d{4}-\d{3}[\dx]/(?:19|20)\d\d/)", re.IGNORECASE)  # ``0004-5411/2018/8-ART111 $15.00``
 
 
 def is_notice(first_line: str) -> bool:
@@ -70,8 +84,9 @@ def strip_stamps(text: str) -> str:
 
 def is_noise(text: str) -> bool:
     """A line that is furniture wherever it stands: a ``Downloaded from`` notice, a row of
-    dot leaders, a lone arXiv stamp."""
-    return bool(_DOWNLOADED.search(text) or _DOT_LEADER.search(text)) or \
+    dot leaders, a lone arXiv stamp, ``Preprint submitted to Elsevier``."""
+    return bool(_DOWNLOADED.search(text) or _DOT_LEADER.search(text)
+                or _SUBMITTED.match(text)) or \
         (("arXiv:" in text) and not strip_stamps(text))
 
 
@@ -85,9 +100,10 @@ def furniture(pages: Sequence[Sequence[LineLike]], heights: Sequence[float],
     where: dict[tuple[str, str], list[float]] = defaultdict(list)
     for number, (lines, height) in enumerate(zip(pages, heights, strict=True)):
         zones: dict[int, str] = {}
+        top = max(height * EDGE, title_top(lines, body) if number == 0 else 0.0)
         for i, line in enumerate(lines):
             _x0, y0, _x1, y1 = line.bbox
-            zone = "top" if y1 <= height * EDGE else "bottom" if y0 >= height * (1 - EDGE) \
+            zone = "top" if y1 <= top else "bottom" if y0 >= height * (1 - EDGE) \
                 else "mid"
             zones[i] = zone
             if len(line.text) <= MAX_FURNITURE_CHARS:
@@ -108,10 +124,23 @@ def furniture(pages: Sequence[Sequence[LineLike]], heights: Sequence[float],
             at_edge = zone != "mid" and bool(_PAGE_NUMBER.match(line.text) or (
                 _BANNER.search(line.text) and (not body or _size(line) <= body + 0.6)))
             margin = not line.horizontal and zone == "mid" and _is_margin(line, lines)
-            if is_noise(line.text) or repeated or at_edge or margin:
+            small_print = bool(body) and _size(line) < body - 0.5 and \
+                bool(_COPYRIGHT.search(line.text))
+            if is_noise(line.text) or repeated or at_edge or margin or small_print:
                 drop.add(i)
         out.append(drop)
     return out
+
+
+def title_top(lines: Sequence[LineLike], body: float) -> float:
+    """Where the first page's title starts (its largest text, set well above the body
+    size): what lies above it is the journal's banner (``Annals of Mathematics 160 (2008),
+    17–46`` and its DOI). 0 where no line stands out."""
+    sized = [line for line in lines if line.horizontal and len(line.text) >= 8]
+    largest = max((_size(line) for line in sized), default=0.0)
+    if not body or largest < body + TITLE_ABOVE_BODY:
+        return 0.0
+    return min(line.bbox[1] for line in sized if _size(line) >= largest - 0.5)
 
 
 def _size(line: LineLike) -> float:
@@ -132,3 +161,37 @@ def _is_margin(line: LineLike, lines: Sequence[LineLike]) -> bool:
     left = min(b[0] for b in horizontal)
     right = max(b[2] for b in horizontal)
     return line.bbox[2] <= left + 2 or line.bbox[0] >= right - 2
+
+
+_LONE_NUMBER = re.compile(r"^\s*\d{1,4}\s*$")
+
+
+def line_numbers(lines: Sequence[tuple[str, tuple[float, float, float, float]]]) -> set[int]:
+    """Indices of the line numbers a draft sets in its margin (AASTeX's and aomart's
+    ``lineno``, review copies): lone numbers aligned in one column left or right of all
+    other text on the page, counting up from top to bottom, at least ``MIN_LINE_NUMBERS``
+    of them. ``lines`` are (text, bbox) of MuPDF's raw lines, before they are joined into
+    visual lines (a number on a text line's baseline would be glued to it)."""
+    numbers = [i for i, (text, _box) in enumerate(lines) if _LONE_NUMBER.match(text)]
+    others = [box for i, (_t, box) in enumerate(lines) if i not in set(numbers)]
+    if len(numbers) < MIN_LINE_NUMBERS or not others:
+        return set()
+    # The text's edges, a stray mark beyond them aside (a twentieth of the lines).
+    stray = len(others) // 20
+    left = sorted(box[0] for box in others)[stray]
+    right = sorted((box[2] for box in others), reverse=True)[stray]
+    out: set[int] = set()
+    for edge in (0, 2):  # left-aligned (x0) or right-aligned (x1) columns
+        columns: dict[int, list[int]] = defaultdict(list)
+        for i in numbers:
+            columns[round(lines[i][1][edge] / COLUMN_SLACK)].append(i)
+        for members in columns.values():
+            boxes = [lines[i][1] for i in members]
+            in_margin = all(b[2] <= left + 2 for b in boxes) or all(b[0] >= right - 2
+                                                                    for b in boxes)
+            ordered = sorted(members, key=lambda i: lines[i][1][1])
+            values = [int(lines[i][0]) for i in ordered]
+            rising = all(b > a for a, b in pairwise(values))
+            if len(members) >= MIN_LINE_NUMBERS and in_margin and rising:
+                out.update(members)
+    return out

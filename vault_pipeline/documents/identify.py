@@ -27,6 +27,8 @@ _STAMP = re.compile(
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
 MIN_TITLE_CHARS = 16  # a shorter normalised title ("introduction") identifies nothing
 TITLE_LINES = 4  # lines of the largest size on the first page that form its title
+SUPERSCRIPT = 0.8  # of a line's size: smaller spans raised above it are marks
+RAISED = 0.15  # of a line's size: how far above its baseline a mark's baseline sits
 
 
 def title_key(text: str) -> str:
@@ -92,19 +94,27 @@ def content_clues(doc) -> Clues:
 
 
 def _largest_lines(page) -> str | None:
-    sized: list[tuple[float, float, str]] = []
+    sized: list[tuple[float, float, float, str]] = []
     for block in page.get_text("dict")["blocks"]:
         for line in block.get("lines", ()):
             if abs(line["dir"][1]) > 0.1:
                 continue  # a rotated margin stamp
-            text = "".join(span["text"] for span in line["spans"]).strip()
-            if text and line["spans"]:
-                sized.append((max(s["size"] for s in line["spans"]), line["bbox"][1], text))
+            if not line["spans"]:
+                continue
+            main = max(line["spans"], key=lambda span: span["size"])
+            size = main["size"]
+            # Marks set small above the line (``title⋆,⋆⋆``) are no part of it; a subscript
+            # (``a_b``) is.
+            text = "".join(span["text"] for span in line["spans"]
+                           if span["size"] >= SUPERSCRIPT * size
+                           or span["origin"][1] >= main["origin"][1] - RAISED * size).strip()
+            if text:
+                sized.append((size, round(line["bbox"][1]), line["bbox"][0], text))
     if not sized:
         return None
-    top = max(size for size, _y, _t in sized)
-    lines = sorted((y, t) for size, y, t in sized if size >= top - 0.5)[:TITLE_LINES]
-    return " ".join(t for _y, t in lines) or None
+    top = max(size for size, _y, _x, _t in sized)
+    lines = sorted((y, x, t) for size, y, x, t in sized if size >= top - 0.5)[:TITLE_LINES]
+    return " ".join(t for _y, _x, t in lines) or None
 
 
 @dataclass(frozen=True)
@@ -152,15 +162,26 @@ class Catalog:
                 pass
         if clues.doi and clues.doi in self.by_doi:
             return Match(self.by_doi[clues.doi], None, None, BY_DOI)
-        key = title_key(clues.title or "")
-        if len(key) < MIN_TITLE_CHARS:
-            return None
         page = title_key(clues.text)
-        for table, method in ((self.by_title, BY_TITLE), (self.forum_by_title, BY_SUBMISSION)):
-            hits = [ident for ident, authors in table.get(key, ())
-                    if not authors or surname(authors[0]) in page]
-            if len(hits) == 1:
-                if method == BY_TITLE:
-                    return Match(hits[0], None, None, method)
-                return Match(None, None, hits[0], method)
+        for key in title_windows(clues.title or ""):
+            for table, method in ((self.by_title, BY_TITLE),
+                                  (self.forum_by_title, BY_SUBMISSION)):
+                hits = [ident for ident, authors in table.get(key, ())
+                        if not authors or surname(authors[0]) in page]
+                if len(hits) == 1:
+                    if method == BY_TITLE:
+                        return Match(hits[0], None, None, method)
+                    return Match(None, None, hits[0], method)
         return None
+
+
+def title_windows(title: str) -> list[str]:
+    """Keys to look the title clue up by, longest first: the whole clue, then the clue less
+    words at its end or its start, as long as ``MIN_TITLE_CHARS`` remain. The largest lines
+    of a first page may hold more than the title: an article number set as large (ACM's
+    ``111``), an ``ABSTRACT`` heading in the title's font (AASTeX)."""
+    words = title.split()
+    keys = {title_key(" ".join(words[i:j])): j - i
+            for i in range(len(words)) for j in range(len(words), i, -1)
+            if i == 0 or j == len(words)}
+    return sorted((k for k in keys if len(k) >= MIN_TITLE_CHARS), key=len, reverse=True)
