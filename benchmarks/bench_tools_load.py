@@ -155,9 +155,16 @@ class Client:
     def post(self, path: str, body: object, raw: bytes | None = None,
              headers: dict | None = None) -> tuple[int, dict]:
         data = raw if raw is not None else json.dumps(body).encode()
-        self.connection.request("POST", path, body=data,
-                                headers={"Content-Type": "application/json", **(headers or {})})
-        response = self.connection.getresponse()
+        headers = {"Content-Type": "application/json", **(headers or {})}
+        try:
+            self.connection.request("POST", path, body=data, headers=headers)
+            response = self.connection.getresponse()
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            # the server closed an idle keep-alive connection before this call reached it:
+            # reconnect and send it again, as HTTP client pools do
+            self.connection.close()
+            self.connection.request("POST", path, body=data, headers=headers)
+            response = self.connection.getresponse()
         payload = response.read()
         try:
             return response.status, json.loads(payload)
@@ -198,6 +205,17 @@ def single_client(host: str, port: int, queries: list[str]) -> tuple[float, floa
         times.append(time.perf_counter() - started)
         assert status == 200 and "results" in body, body
     return percentiles(times)
+
+
+def run_clients(clients: int, worker, times: list[float], errors: list[str]) -> dict:
+    """Run ``worker(i)`` for every client at once; its calls' times and errors summed up."""
+    started = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        list(pool.map(worker, range(clients)))
+    wall = time.perf_counter() - started
+    p50, p99 = percentiles(times) if times else (float("nan"), float("nan"))
+    return {"calls": len(times), "wall": wall, "rate": len(times) / wall, "p50": p50,
+            "p99": p99, "errors": errors}
 
 
 def concurrent(host: str, port: int, clients: int, calls: int, seconds: float,
@@ -243,13 +261,7 @@ def concurrent(host: str, port: int, clients: int, calls: int, seconds: float,
                 bad.append(f"{status} {body}")
         client.post("/api/tools/close", {"session_id": session})
 
-    started = time.perf_counter()
-    with ThreadPoolExecutor(clients) as pool:
-        list(pool.map(worker, range(clients)))
-    wall = time.perf_counter() - started
-    p50, p99 = percentiles(times) if times else (float("nan"), float("nan"))
-    return {"calls": len(times), "wall": wall, "rate": len(times) / wall, "p50": p50,
-            "p99": p99, "errors": errors}
+    return run_clients(clients, worker, times, errors)
 
 
 def paced(host: str, port: int, clients: int, rate: float, seconds: float) -> dict:
@@ -291,13 +303,7 @@ def paced(host: str, port: int, clients: int, rate: float, seconds: float) -> di
             times.extend(mine)
             errors.extend(bad)
 
-    started = time.perf_counter()
-    with ThreadPoolExecutor(clients) as pool:
-        list(pool.map(worker, range(clients)))
-    wall = time.perf_counter() - started
-    p50, p99 = percentiles(times) if times else (float("nan"), float("nan"))
-    return {"calls": len(times), "wall": wall, "rate": len(times) / wall, "p50": p50,
-            "p99": p99, "errors": errors}
+    return run_clients(clients, worker, times, errors)
 
 
 def batch_speedup(host: str, port: int, rounds: int = 1) -> tuple[float, float, float]:
