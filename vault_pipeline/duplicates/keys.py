@@ -32,11 +32,10 @@ class RecordKeys:
             raw(with_keys(frame).select(list(KEYED)).with_columns(
                 seq=pl.int_range(raw.rows, raw.rows + frame.height, dtype=pl.Int64)))
         with self._db() as db:
-            db.execute(
-                f"COPY (SELECT * EXCLUDE (seq, n) FROM (SELECT *, row_number() OVER "
+            scratch.copy_to(db, (
+                f"SELECT * EXCLUDE (seq, n) FROM (SELECT *, row_number() OVER "
                 f"(PARTITION BY id ORDER BY CASE WHEN source = '{S2}' THEN -seq ELSE seq END)"
-                f" AS n FROM {scratch.scan(raw.close())}) WHERE n = 1) "
-                f"TO '{self.path}' (FORMAT parquet)")
+                f" AS n FROM {scratch.scan(raw.close())}) WHERE n = 1"), self.path)
             counts = scratch.frame(db, f"SELECT source, count(*) AS n FROM {self._scan} "
                                        "GROUP BY source ORDER BY source")
         self.by_source = dict(counts.iter_rows())

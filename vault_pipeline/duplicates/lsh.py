@@ -75,12 +75,11 @@ class BlockedLSH:
         out = self.work / "candidates.parquet"
         keys = scratch.scan(self.work / "keys" / "*.parquet")
         with scratch.connect(self.work, self.memory_limit, self.threads) as db:
-            db.execute(
-                f"COPY (SELECT DISTINCT o.row AS a, n.row AS b "
+            scratch.copy_to(db, (
+                f"SELECT DISTINCT o.row AS a, n.row AS b "
                 f"FROM {keys} n JOIN {keys} o "
                 f"ON n.band = o.band AND n.key = o.key "
-                f"WHERE n.row >= {int(n_old)} AND o.row < n.row) "
-                f"TO '{out}' (FORMAT parquet)")
+                f"WHERE n.row >= {int(n_old)} AND o.row < n.row"), out)
         return out
 
     def pairs(self, n_old: int, threshold: float) -> pl.DataFrame:

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from vault_pipeline.duplicates import scratch
 from vault_pipeline.duplicates.minhash import shingle_hashes, words
 
 DEFAULT_N = 13
@@ -58,8 +59,6 @@ def overlaps_on_disk(grams: Path, work: Path, threshold: float) -> pl.DataFrame:
     whose n-grams (:func:`ngram_frame` with a column `new`) are in the Parquet file
     ``grams``: the `new` texts against every other, as one DuckDB join that spills to
     ``work`` past its memory limit."""
-    from vault_pipeline.duplicates import scratch
-
     g = scratch.scan(grams)
     with scratch.connect(work) as db:
         return scratch.frame(db, f"""

@@ -28,9 +28,20 @@ def connect(work: Path, memory_limit: str = MEMORY_LIMIT, threads: int = 1,
         yield db
 
 
+def literal(path: Path) -> str:
+    """A path as an SQL string literal (quotes doubled)."""
+    return "'{}'".format(str(path).replace("'", "''"))
+
+
 def scan(path: Path) -> str:
-    """SQL that reads one scratch file (quotes doubled, as SQL string literals)."""
-    return "read_parquet('{}')".format(str(path).replace("'", "''"))
+    """SQL that reads one scratch file (or a glob of them)."""
+    return f"read_parquet({literal(path)})"
+
+
+def copy_to(db: duckdb.DuckDBPyConnection, select: str, path: Path) -> Path:
+    """Write a query's result to the Parquet file ``path`` (DuckDB streams it, spilling)."""
+    db.execute(f"COPY ({select}) TO {literal(path)} (FORMAT parquet)")
+    return path
 
 
 class Appender:

@@ -101,10 +101,10 @@ def split(source: Batches, stored: Batches, method: str, params: str, work: Path
     texts, rows = scratch.scan(keys.close()), scratch.scan(theirs.close())
     current = work / "current.parquet"
     with scratch.connect(work) as db:
-        db.execute(  # the first row of an id is its record, even when its text is null
-            f"COPY (SELECT seq, id, text_sha256 FROM (SELECT *, row_number() OVER "
+        scratch.copy_to(db, (  # the first row of an id is its record, even when its text is null
+            f"SELECT seq, id, text_sha256 FROM (SELECT *, row_number() OVER "
             f"(PARTITION BY id ORDER BY seq) AS n FROM {texts}) "
-            f"WHERE n = 1 AND text_sha256 IS NOT NULL) TO '{current}' (FORMAT parquet)")
+            f"WHERE n = 1 AND text_sha256 IS NOT NULL"), current)
         now = scratch.scan(current)
         unchanged = (f"SELECT s.ord, s.id FROM {rows} s SEMI JOIN {now} c "
                      f"ON s.id = c.id AND s.text_sha256 = c.text_sha256")

@@ -88,11 +88,11 @@ def overlap_method(source: Batches, stored: Batches, previous: Batches, n: int,
             pass
         n_old = ids.out.rows
         grams = scratch.Appender(Path(tmp) / "grams.parquet", GRAMS)
-        for batch in where.texts(source, where.new):
-            ids.add(batch["id"])
-            sink(signature_rows(VIEWS_OVERLAP, key, batch["id"].to_list(),
-                                sha(batch["text"].to_list())))
-        for batch in where.texts(source, where.current, flag=where.new):
+        for batch in where.texts(source, where.current, flag=where.new):  # one read
+            fresh = batch.filter(pl.col("new"))
+            ids.add(fresh["id"])
+            sink(signature_rows(VIEWS_OVERLAP, key, fresh["id"].to_list(),
+                                sha(fresh["text"].to_list())))
             grams(ngrams.ngram_frame(batch["id"].to_list(), batch["text"].to_list(), n)
                   .join(batch.select("id", "new"), on="id"))
         found = ngrams.overlaps_on_disk(grams.close(), Path(tmp), threshold)
