@@ -45,14 +45,21 @@ def _scripts_apart(char: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
+    """Words, case folded; a ligature character spelled out (PyMuPDF's plain text keeps
+    ``ﬁ`` where a converter writes ``fi``: the same word)."""
     if not text.isascii():
+        text = _LIGATURE.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
         text = "".join(_scripts_apart(ch) if not ch.isascii() else ch for ch in text)
     return [t.lower() for t in _TOKEN.findall(text)]
 
 
-def token_recall(output: str, reference: str) -> float:
-    """The share of the reference's words (with multiplicity) found in the output."""
+def token_recall(output: str, reference: str, words_only: bool = False) -> float:
+    """The share of the reference's tokens (with multiplicity) found in the output;
+    ``words_only`` counts the tokens with a letter (line and page numbers, which a cleaning
+    converter drops as furniture, are all digits)."""
     have, want = Counter(tokens(output)), Counter(tokens(reference))
+    if words_only:
+        want = Counter({t: n for t, n in want.items() if not t.isdigit()})
     total = sum(want.values())
     return sum(min(n, have[t]) for t, n in want.items()) / total if total else 1.0
 
