@@ -196,3 +196,13 @@ def test_furniture_lines_and_glued_stamps_are_dropped_by_the_cleaning() -> None:
                           "Downloaded from https://academic.example.org/ by guest\n\n"
                           "1 Introduction . . . . . . . . . . 3\n\nBody text.").text
     assert text == "## I. INTRODUCTION\n\nBody text."
+
+
+def test_captions_set_after_the_references_stay_in_the_body() -> None:
+    markdown = ("# T\n\n## 1 Intro\n\nBody text here.\n\n## References\n\nSmith, J. 2002, Icarus,"
+                " 156, 287\n\nFigure 1. Postage stamps of the objects.\n\n100\n\n80 number"
+                "\n\nFigure 2. Histogram of magnitudes.\n\nJones, K. 2003, AJ, 1, 2\n")
+    cleaned = clean_document(markdown)
+    assert "*Figure 1. Postage stamps of the objects.*" in cleaned.text
+    assert "*Figure 2. Histogram of magnitudes.*" in cleaned.text
+    assert "Jones, K." in cleaned.references and "Figure" not in cleaned.references

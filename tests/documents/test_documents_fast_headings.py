@@ -123,3 +123,33 @@ def test_a_number_set_as_large_as_the_title_is_no_title() -> None:
     """ACM sets the article number (``111``) on the first page in the title's size."""
     assert STYLES.level("111", 16.0, True) is None
     assert STYLES.level("The Name of the Title Is Hope", 16.0, True) == 1
+
+
+def test_appendix_headings_match_their_outline_entries() -> None:
+    styles = Styles(body=10.0, title=16.0, outline={"firstappendix": 1,
+                                                    "aincompletezetafunction": 1},
+                    body_font=BODY, bare={"firstappendix": 1, "aincompletezetafunction": 1})
+    assert styles.outlined("Appendix A. First Appendix") == 1
+    assert styles.outlined("Appendix A: Incomplete Zeta Function [27]") == 1
+    assert styles.outlined("APPENDIX A: INCOMPLETE ZETA FUNCTION") == 1
+    assert styles.outlined("Appendix B: Language Support") is None
+    assert numbering("APPENDIX B: JOURNAL ABBREVIATIONS") == (1, "JOURNAL ABBREVIATIONS")
+    assert numbering("Appendix A describes the data") is None  # a sentence
+
+
+def test_references_alone_in_its_block_is_a_heading_whatever_its_font() -> None:
+    line = _line("References")
+    head, rest = split_heading(Block([line], line.bbox), STYLES)
+    assert [h.text for h in head] == ["References"] and rest == []
+    assert STYLES.level("References", 10.0, False) == 3
+    sentence = _line("References are listed at the end.")
+    assert split_heading(Block([sentence], sentence.bbox), STYLES) == ([], [sentence])
+
+
+def test_a_footnote_mark_glued_to_a_run_in_outline_title_is_cut_off() -> None:
+    styles = Styles(body=10.0, title=16.0, outline={"57versionnumber": 2}, body_font=BODY,
+                    bare={"versionnumber": 2})
+    line = _line("5.7 Version Number4. The version field may be used with a book.")
+    head, rest = split_heading(Block([line], line.bbox), styles)
+    assert [h.text for h in head] == ["5.7 Version Number"]
+    assert rest[0].text.startswith("The version field")

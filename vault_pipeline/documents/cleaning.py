@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from vault_pipeline.documents.furniture import is_noise, strip_stamps
 from vault_pipeline.llm.sections import heading_kind
 
-CLEANING_VERSION = "5"  # 5: a late related-work section kept past the cut; 4: captions
-# kept, marked; 3: TeX's spacing accents composed
+# 6: captions set after the references kept in the body; 5: a late related-work section
+# kept past the cut; 4: captions kept, marked; 3: TeX's spacing accents composed
+CLEANING_VERSION = "6"
 DEFAULT_MAX_CHARS = 30_000
 
 LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl",
@@ -104,12 +105,18 @@ def section_kind(title: str, current: str) -> str:
 def split_parts(markdown: str) -> dict[str, str]:
     """Split a document at its references and appendix headings."""
     parts: dict[str, list[str]] = {"body": [], "references": [], "appendix": []}
-    current = "body"
+    current, caption_after_references = "body", False
     for line in markdown.split("\n"):
         title = heading_title(line)
         if title is not None:
             current = section_kind(title, current)
-        parts[current].append(line)
+        # Figures set after the references (AASTeX manuscripts, journals' end floats): their
+        # captions are the body's, not entries of the reference list.
+        if current == "references" and _CAPTION.match(line):
+            caption_after_references = True
+        parts["body" if caption_after_references else current].append(line)
+        if not line.strip():
+            caption_after_references = False
     return {k: "\n".join(v) for k, v in parts.items()}
 
 

@@ -36,6 +36,15 @@ _AFFILIATION = re.compile(
 _PARTICLES = {"and", "of", "de", "van", "von", "der", "da", "di", "la", "le", "du", "the",
               "for", "in", "at", "et", "al", "y"}
 _ABSTRACT_KEYS = {"abstract", "summary", "introduction"}
+_BACK_MATTER = {"references", "bibliography", "acknowledgements", "acknowledgments",
+                "acknowledgement", "acknowledgment"}
+# ``Appendix A. Proofs``, ``APPENDIX B: DATA``, ``Annexe C: Discours``: the outline lists
+# ``A Proofs`` or ``Proofs``.
+_APPENDIX = re.compile(r"^(?:appendix|appendices|annexe?|anhang|appendice|ap[eé]ndice)\s+"
+                       r"([A-Z])\s*[.:]?\s+(?=\S)", re.IGNORECASE)
+_CITED = re.compile(r"\s*\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]\s*$")
+# A footnote mark glued to a run-in heading's last word (``Version Number4. The ...``).
+_FOOTNOTE_MARK = re.compile(r"(?<=[^\W\d_])\d{1,2}([.:]?)$")
 
 
 def _bare(key: str) -> str:
@@ -43,9 +52,21 @@ def _bare(key: str) -> str:
     return key.lstrip("0123456789") or key
 
 
+def _appendix(text: str) -> tuple[str, str] | None:
+    """(letter, title) of an appendix heading's text, its citation mark aside."""
+    match = _APPENDIX.match(text)
+    if match is None:
+        return None
+    return match.group(1).upper(), _CITED.sub("", text[match.end():])
+
+
 def numbering(text: str) -> tuple[int, str] | None:
     """(depth, title) of a numbered heading text: ``2.1 Data`` is (2, ``Data``), ``IV. X``
-    is (1, ``X``), ``B. Data`` and ``B.1 Data`` are appendix or subsection levels."""
+    is (1, ``X``), ``B. Data`` and ``B.1 Data`` are appendix or subsection levels, and
+    ``Appendix A: Data`` is a top level."""
+    appendix = _appendix(text)
+    if appendix is not None and appendix[1][:1].isupper() and _wordy(appendix[1]):
+        return 1, appendix[1]
     match = _NUMBERED.match(text)
     if match is None or (not match.group("rest")[0].isupper() and \
             not match.group("rest")[0].isdigit()) or not _wordy(match.group("rest")):
@@ -87,11 +108,22 @@ class Styles:
     bare: dict[str, int] = field(default_factory=dict)  # outline keys without numbers
 
     def outlined(self, text: str) -> int | None:
-        key = normalize_title(text)
-        if not key:
-            return None
-        found = self.outline.get(key)
-        return found if found is not None else self.bare.get(_bare(key))
+        """The outline level of a heading text, matched with or without its number, its
+        ``Appendix A:`` prefix or a trailing citation mark."""
+        candidates = [text, _CITED.sub("", text)]
+        appendix = _appendix(text)
+        if appendix is not None:
+            candidates += [appendix[1], f"{appendix[0]} {appendix[1]}"]
+        for candidate in candidates:
+            key = normalize_title(candidate)
+            if not key:
+                continue
+            found = self.outline.get(key)
+            if found is None:
+                found = self.bare.get(_bare(key))
+            if found is not None:
+                return found
+        return None
 
     def is_heading_line(self, line: Line) -> bool:
         """Set apart from the body: larger, bold, or (numbered or in capitals) in a font of
@@ -117,8 +149,8 @@ class Styles:
         if not any(ch.isalpha() for ch in text) or text.endswith(("-", ",")) or "@" in text \
                 or (_SENTENCE_END.search(text) and not number) or len(text) > HEADING_MAX_CHARS:
             return None
-        if self.outline and not number and normalize_title(text) not in _ABSTRACT_KEYS | {
-                "references", "acknowledgements", "acknowledgments"}:
+        if self.outline and not number and normalize_title(text) not in _ABSTRACT_KEYS | \
+                _BACK_MATTER:
             return None  # the outline lists the unnumbered headings there are
         if number:
             if number[1].rstrip().endswith("."):
@@ -161,9 +193,11 @@ def _outline_run_in(line: Line, styles: Styles) -> tuple[str, str] | None:
     (``8.1. Bold versions of special symbols. In the amsmath package``)."""
     words = line.text.split()
     for k in range(min(RUN_IN_MAX_WORDS, len(words) - 1), 0, -1):
-        head = " ".join(words[:k])
-        if styles.outline and styles.outlined(head) is not None and len(normalize_title(head)) >= 4:
-            return head.rstrip(".: "), " ".join(words[k:])
+        for head in dict.fromkeys((" ".join(words[:k]),
+                                   _FOOTNOTE_MARK.sub(r"\1", " ".join(words[:k])))):
+            if styles.outline and styles.outlined(head) is not None and \
+                    len(normalize_title(head)) >= 4:
+                return head.rstrip(".: "), " ".join(words[k:])
     return None
 
 
@@ -202,6 +236,8 @@ def split_heading(block: Block, styles: Styles) -> tuple[list[Line], list[Line]]
     cut = _outline_run_in(lines[0], styles) if lines else None
     if cut is not None:
         return _cut(lines, cut)
+    if len(lines) == 1 and normalize_title(lines[0].text) in _BACK_MATTER:
+        return lines, []  # ``References`` alone in its block, whatever its font
     head = 0
     while head < len(lines) and head < HEADING_MAX_LINES and styles.is_heading_line(lines[head]):
         head += 1
