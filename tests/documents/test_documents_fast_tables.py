@@ -8,6 +8,7 @@ from vault_pipeline.documents.fast_tables import (
     merged,
     rule_groups,
     table_markdown,
+    unruled_area,
 )
 
 
@@ -55,3 +56,43 @@ def test_cell_borders_end_to_end_are_one_rule() -> None:
     strokes = [(325, 214, 407), (406, 214.2, 460), (460.5, 214, 520), (600, 214, 650),
                (325, 230, 407)]
     assert merged(strokes) == [(325, 214, 520), (600, 214, 650), (325, 230, 407)]
+
+
+def _row(y: float, *cells: tuple[float, str]) -> tuple[tuple[float, float, float, float],
+                                                       tuple[Piece, ...]]:
+    pieces = tuple(Piece(x, y, x + 6 * len(text), y + 10, text) for x, text in cells)
+    return (pieces[0].x0, y, pieces[-1].x1, y + 10), pieces
+
+
+def test_a_table_without_rules_is_the_short_cells_under_its_caption() -> None:
+    caption = (200, 100, 400, 110)
+    rows = [_row(125, (260, "Dataset"), (315, "Result")), _row(139, (260, "Data1"), (315, "0.12")),
+            _row(153, (260, "Data2"), (315, "0.67")),
+            _row(180, (100, "The next paragraph of prose runs across the whole column, well "
+                            "past sixty characters."))]
+    area = unruled_area(caption, rows)
+    assert area is not None and (area.y0, area.y1) == (125, 163)
+
+
+def test_cells_over_a_caption_set_below_its_table_are_found() -> None:
+    caption = (200, 300, 400, 310)
+    rows = [_row(260, (260, "A"), (315, "B")), _row(274, (260, "1"), (315, "2")),
+            _row(288, (260, "3"), (315, "4"))]
+    area = unruled_area(caption, rows)
+    assert area is not None and (area.y0, area.y1) == (260, 298)
+
+
+def test_no_unruled_table_in_prose_one_row_or_past_another_caption() -> None:
+    caption = (100, 100, 400, 110)
+    prose = [_row(125 + 14 * i, (100, "words of a justified line"), (260, "split at a gap of "
+                                                                         "the text, long ones"))
+             for i in range(3)]
+    assert unruled_area(caption, [_row(125, (260, "A"), (315, "B"))]) is None
+    long_pieces = [_row(125 + 14 * i, (100, "a piece of prose that is long enough"),
+                        (330, "and another long piece of the same line")) for i in range(3)]
+    assert unruled_area(caption, long_pieces) is None
+    assert unruled_area(caption, prose) is None and unruled_area(caption, prose[:1]) is None
+    next_caption = (100, 139, 400, 149)
+    rows = [_row(125, (260, "A"), (315, "B")), _row(139, (100, "Table 2: Other")),
+            _row(153, (260, "1"), (315, "2"))]
+    assert unruled_area(caption, rows, [next_caption]) is None

@@ -18,7 +18,8 @@ every character into a dictionary); here a page is read once as blocks, lines an
   ligatures expanded by MuPDF (no ``TEXT_PRESERVE_LIGATURES``);
 - bulleted lists as Markdown items; math kept as the text the PDF holds;
 - tables: on a page with a ``Table N`` caption, a group of horizontal rules next to it
-  (booktabs) is a table, rebuilt from the pieces of text inside (fast_tables.py); its
+  (booktabs), or else the run of short cells under or over it (a ``tabular`` without
+  rules), is a table, rebuilt from the pieces of text inside (fast_tables.py); its
   Markdown replaces the table's blocks. PyMuPDF's own finder needs its layout model to see
   booktabs tables (no vertical rules), at 0.5-1 CPU s a page: more than the rest of the
   conversion of a whole paper.
@@ -53,6 +54,7 @@ from vault_pipeline.documents.fast_tables import (
     horizontal_rules,
     rule_groups,
     table_markdown,
+    unruled_area,
 )
 from vault_pipeline.documents.furniture import (
     furniture,
@@ -66,9 +68,10 @@ from vault_pipeline.pipeline.lazy import lazy_import
 
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 
+# 5: tables without rules under their captions, appendix and back-matter headings;
 # 4: margin line numbers, first-page banners; 3: furniture, heading signals, captions apart;
 # 2: tables from rules
-FAST_VERSION = "4"
+FAST_VERSION = "5"
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
 SMALLER = 0.5  # points below the body size of small print (footnotes, table cells)
@@ -260,6 +263,27 @@ def _caption_boxes(blocks: list[Block], pattern: re.Pattern[str]
     return boxes
 
 
+def _unruled_tables(blocks: list[Block], lines: list[Line], found: list[pymupdf.Rect]
+                    ) -> list[tuple[pymupdf.Rect, str]]:
+    """Tables set without rules (``tabular`` with no lines): the cells next to a ``Table N``
+    caption that has no ruled table by it (fast_tables.unruled_area)."""
+    out: list[tuple[pymupdf.Rect, str]] = []
+    rows = [(line.bbox, line.pieces or (Piece(*line.bbox, line.text),)) for line in lines]
+    captions = _caption_boxes(blocks, _CAPTION)
+    for caption in _caption_boxes(blocks, _TABLE_CAPTION):
+        if captioned(found + [area for area, _ in out], [caption]):
+            continue
+        area = unruled_area(caption, rows, [box for box in captions if box != caption])
+        if area is None:
+            continue
+        inside = pymupdf.Rect(area.x0 - 1, area.y0 - 1, area.x1 + 1, area.y1 + 1)
+        markdown = table_markdown([piece for line in lines if _inside(line.bbox, inside)
+                                   for piece in line.pieces])
+        if markdown:
+            out.append((inside, markdown))
+    return out
+
+
 def with_tables(page: pymupdf.Page, blocks: list[Block], captions: bool = True) -> list[Block]:
     """Replace the lines inside each group of table rules (next to a ``Table N`` caption
     where ``captions``) by the table's Markdown; lines stay as text where no table forms.
@@ -275,6 +299,7 @@ def with_tables(page: pymupdf.Page, blocks: list[Block], captions: bool = True) 
                                    for piece in line.pieces])
         if markdown:
             found.append((inside, markdown))
+    found += _unruled_tables(blocks, lines, [area for area, _ in found])
     if not found:
         return blocks
     kept = []

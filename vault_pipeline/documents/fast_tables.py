@@ -144,3 +144,44 @@ def table_markdown(pieces: Sequence[Piece]) -> str | None:
         if number == 0:
             lines.append("|" + "|".join(["---"] * widest) + "|")
     return "\n".join(lines)
+
+
+ROW_GAP = 12.0  # points between two rows of one table without rules
+CELL_CHARS = 30  # a table cell's median length; a paragraph's pieces are longer
+PARAGRAPH_CHARS = 60  # one piece this long is a line of prose: the table ends before it
+CAPTION_REACH = 30.0  # points beyond a caption's ends that its table's cells may reach
+
+
+def unruled_area(caption: tuple[float, float, float, float],
+                 rows: Sequence[tuple[tuple[float, float, float, float], Sequence[Piece]]],
+                 stops: Sequence[tuple[float, float, float, float]] = ()
+                 ) -> pymupdf.Rect | None:
+    """The area of a table set without rules under (or else over) its caption: the run of
+    lines next to it, each a few short pieces at wide gaps, up to the first line of prose
+    or gap wider than a row's, or another caption (``stops``). ``rows`` are the page's
+    lines as (bbox, pieces). None where
+    fewer than two such lines of two cells or more are there: a caption alone, or prose."""
+    x0, y0, x1, y1 = caption
+    beside = [(box, pieces) for box, pieces in rows
+              if box[0] < x1 + CAPTION_REACH and box[2] > x0 - CAPTION_REACH
+              and not (box[1] >= y0 - 1 and box[3] <= y1 + 1)]
+    below = sorted((r for r in beside if r[0][1] >= y1 - 1), key=lambda r: r[0][1])
+    above = sorted((r for r in beside if r[0][3] <= y0 + 1), key=lambda r: -r[0][3])
+    for run, edge, down in ((below, y1, True), (above, y0, False)):
+        taken: list[tuple[tuple[float, float, float, float], Sequence[Piece]]] = []
+        for box, pieces in run:
+            gap = (box[1] - edge) if down else (edge - box[3])
+            stopped = any(stop[1] - 1 <= box[1] and box[3] <= stop[3] + 1 and
+                          box[0] < stop[2] and box[2] > stop[0] for stop in stops)
+            if stopped or gap > (CAPTION_GAP if not taken else ROW_GAP) or \
+                    max(len(p.text.strip()) for p in pieces) > PARAGRAPH_CHARS:
+                break
+            taken.append((box, pieces))
+            edge = max(edge, box[3]) if down else min(edge, box[1])
+        cells = [p for _box, pieces in taken for p in pieces if p.text.strip()]
+        lengths = sorted(len(p.text.strip()) for p in cells)
+        if sum(1 for _box, pieces in taken if len(pieces) >= 2) >= 2 and \
+                lengths[len(lengths) // 2] <= CELL_CHARS:
+            return pymupdf.Rect(min(b[0] for b, _ in taken), min(b[1] for b, _ in taken),
+                                max(b[2] for b, _ in taken), max(b[3] for b, _ in taken))
+    return None
