@@ -206,3 +206,9 @@ def test_captions_set_after_the_references_stay_in_the_body() -> None:
     assert "*Figure 1. Postage stamps of the objects.*" in cleaned.text
     assert "*Figure 2. Histogram of magnitudes.*" in cleaned.text
     assert "Jones, K." in cleaned.references and "Figure" not in cleaned.references
+
+
+def test_a_numeric_marker_opening_a_line_is_console_output_not_a_citation() -> None:
+    cleaned = clean_document("# T\n\n## 1 Intro\n\nR> frequency(z)\n\n[1] 4\n\n"
+                             "As shown [3], it holds.\n\n[5] proposed it first.\n")
+    assert "[1] 4" in cleaned.text and "[3]" not in cleaned.text and "[5]" not in cleaned.text

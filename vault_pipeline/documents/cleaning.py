@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from vault_pipeline.documents.furniture import is_noise, strip_stamps
 from vault_pipeline.llm.sections import heading_kind
 
-# 6: captions set after the references kept in the body; 5: a late related-work section
-# kept past the cut; 4: captions kept, marked; 3: TeX's spacing accents composed
+# 6: captions set after the references kept in the body, console output's [1] kept;
+# 5: a late related-work section kept past the cut; 4: captions kept, marked; 3: TeX's
+# spacing accents composed
 CLEANING_VERSION = "6"
 DEFAULT_MAX_CHARS = 30_000
 
@@ -167,8 +168,17 @@ def caption(paragraph: str) -> str:
     return f"*{text}*"
 
 
+def _numeric_marker(match: re.Match[str]) -> str:
+    """A numeric marker cites the words around it; one opening a line before a value, not a
+    word, is console output (R's ``[1] 4``, ``[1] "zoo"``), and stays."""
+    start, after = match.start(), match.string[match.end():match.end() + 2].lstrip()
+    opens_line = (start == 0 or match.string[start - 1] == "\n") and \
+        not match.group()[0].isspace()
+    return match.group() if opens_line and not after[:1].isalpha() else ""
+
+
 def _drop_citations(text: str) -> str:
-    text = _NUMERIC_CITATION.sub("", text)
+    text = _NUMERIC_CITATION.sub(_numeric_marker, text)
     text = _AUTHOR_YEAR.sub("", text)
     text = _NARRATIVE_YEAR.sub(r"\1", text)
     return _SPACE_BEFORE_PUNCT.sub(r"\1", text)
