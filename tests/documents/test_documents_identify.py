@@ -163,3 +163,23 @@ def test_marks_raised_over_the_title_are_left_out_of_it() -> None:
     with pymupdf.open(stream=doc.tobytes()) as pdf:
         clues = content_clues(pdf)
     assert title_key(clues.title or "") == title_key("Sparsity-certifying Graph Decompositions")
+
+
+def test_a_known_title_under_a_larger_banner_is_found_in_the_page_text() -> None:
+    """A journal banner set larger than the title, or a logo's raised letters read as marks,
+    leave the title out of the largest lines; the page's words still hold it."""
+    with pymupdf.open(stream=_pdf(("TUGBOAT, VOLUME 0 (9999), NO. 0", 20.0), *TITLE_LINES,
+                                  ("C. Balázs, E. L. Berger", 11.0))) as doc:
+        clues = content_clues(doc)
+    assert title_key(TITLE) not in title_key(clues.title or "")
+    found = CATALOG.identify(clues)
+    assert found is not None and (found.arxiv_id, found.method) == ("0704.0001", BY_TITLE)
+
+
+def test_a_title_cited_far_down_the_first_page_identifies_nothing() -> None:
+    body = " ".join(["word"] * 200)
+    clues = Clues(title="An Unknown Paper About Something Else",
+                  text=f"An Unknown Paper About Something Else {body} as in {TITLE} by Balázs")
+    assert CATALOG.identify(clues) is None
+    near = Clues(title="An Unknown Paper", text=f"BANNER {TITLE} C. Balázs {body}")
+    assert CATALOG.identify(near).arxiv_id == "0704.0001"

@@ -26,6 +26,9 @@ _STAMP = re.compile(
     r"arXiv:\s?((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)")
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
 MIN_TITLE_CHARS = 16  # a shorter normalised title ("introduction") identifies nothing
+OPENING_WORDS = 3  # a title's first words, to look it up from a page's text
+PAGE_WORDS = 150  # words opening a first page in which a known title is looked for (past
+# them, a title is more likely a cited one)
 TITLE_LINES = 4  # lines of the largest size on the first page that form its title
 SUPERSCRIPT = 0.8  # of a line's size: smaller spans raised above it are marks
 RAISED = 0.15  # of a line's size: how far above its baseline a mark's baseline sits
@@ -132,6 +135,14 @@ class Catalog:
     by_doi: dict[str, str] = field(default_factory=dict)
     by_title: dict[str, list[tuple[str, list[str]]]] = field(default_factory=dict)
     forum_by_title: dict[str, list[tuple[str, list[str]]]] = field(default_factory=dict)
+    # The key of a title's first OPENING_WORDS words -> the whole keys of the titles that
+    # open so: to find a known title anywhere in a first page's text.
+    by_opening: dict[str, set[str]] = field(default_factory=dict)
+
+    def _add_opening(self, title: str, key: str) -> None:
+        opening = title_key(" ".join(title.split()[:OPENING_WORDS]))
+        if opening:
+            self.by_opening.setdefault(opening, set()).add(key)
 
     @classmethod
     def build(cls, papers: Iterable[tuple[str, str | None, str | None, list[str] | None]],
@@ -144,16 +155,33 @@ class Catalog:
             key = title_key(title or "")
             if len(key) >= MIN_TITLE_CHARS:
                 catalog.by_title.setdefault(key, []).append((arxiv_id, list(authors or [])))
+                catalog._add_opening(title or "", key)
         for forum_id, title, authors in submissions:
             key = title_key(title or "")
             if len(key) >= MIN_TITLE_CHARS:
                 catalog.forum_by_title.setdefault(key, []).append((forum_id, list(authors or [])))
+                catalog._add_opening(title or "", key)
         return catalog
+
+    def titles_in_text(self, text: str) -> list[str]:
+        """Keys of the known titles written out in ``text`` (a first page), longest first:
+        where the title is not the page's largest line (a journal banner set larger, a
+        logo's raised letters read as marks), it is still in the page's words."""
+        words = text.split()[:PAGE_WORDS]
+        page = title_key(" ".join(words))
+        found: set[str] = set()
+        for i in range(len(words)):
+            for n in range(1, OPENING_WORDS + 1):
+                for key in self.by_opening.get(title_key(" ".join(words[i:i + n])), ()):
+                    if key not in found and key in page:
+                        found.add(key)
+        return sorted(found, key=len, reverse=True)
 
     def identify(self, clues: Clues) -> Match | None:
         """The paper the clues name, by the first that holds: the arXiv stamp, a DOI the
         vault knows, the title of one known paper whose first author is on the page (or
-        that has no authors recorded), then the same against OpenReview submissions."""
+        that has no authors recorded), then the same against OpenReview submissions; the
+        title from the page's largest lines first, then any known title in its words."""
         if clues.arxiv:
             try:
                 found: ArxivId = parse_arxiv_id(clues.arxiv)
@@ -163,7 +191,7 @@ class Catalog:
         if clues.doi and clues.doi in self.by_doi:
             return Match(self.by_doi[clues.doi], None, None, BY_DOI)
         page = title_key(clues.text)
-        for key in title_windows(clues.title or ""):
+        for key in [*title_windows(clues.title or ""), *self.titles_in_text(clues.text)]:
             for table, method in ((self.by_title, BY_TITLE),
                                   (self.forum_by_title, BY_SUBMISSION)):
                 hits = [ident for ident, authors in table.get(key, ())
