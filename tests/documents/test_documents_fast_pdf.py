@@ -288,3 +288,25 @@ def test_a_drafts_line_numbers_are_not_glued_to_its_lines() -> None:
     assert any(line.startswith("#") and line.endswith(" 1. INTRODUCTION")
                for line in markdown.split("\n"))
     assert not any(str(n) in markdown for n in range(26, 35))
+
+
+def test_a_sections_first_words_in_small_capitals_are_no_second_heading() -> None:
+    """jmlr sets ``5 Floats`` and then the section's first word, ``Floats,``, in the
+    heading's font: the outline's ``Floats`` matches it, but the sentence goes on in
+    lowercase; an appendix heading and a lone ``References`` are headings."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "1 Introduction", fontsize=12, fontname="hebo")
+    page.insert_text((72, 100), "We study things in print and in the wild here.", fontsize=10)
+    page.insert_text((72, 130), "2 Floats", fontsize=12, fontname="hebo")
+    page.insert_text((72, 150), "Floats,", fontsize=10, fontname="hebo")
+    page.insert_text((72, 164), "such as figures, are moving objects of the page.", fontsize=10)
+    page.insert_text((72, 200), "Appendix A. First Appendix", fontsize=12, fontname="hebo")
+    page.insert_text((72, 220), "This is the first appendix of the paper.", fontsize=10)
+    doc.set_toc([[1, "1 Introduction", 1, 70], [1, "2 Floats", 1, 120],
+                 [1, "First Appendix", 1, 190]])
+    markdown = pdf_to_markdown_fast(doc.tobytes()).markdown
+    titles = [line for line in markdown.split("\n") if line.startswith("#")]
+    assert "## 2 Floats" in titles and not any("Floats," in t for t in titles)
+    assert any(t.endswith("Appendix A. First Appendix") for t in titles)
+    assert "such as figures" in markdown

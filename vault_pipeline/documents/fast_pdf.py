@@ -416,9 +416,20 @@ def outline_anchors(doc: pymupdf.Document, pages: list[list[Block]]
     return anchors
 
 
+def _continued(rest: list[Line], blocks: list[Block], following: list[int]) -> bool:
+    """Whether the text after a heading candidate opens in lowercase, a sentence going on
+    (jmlr sets a section's first words in the heading's small capitals: ``Floats, such as
+    figures ...``)."""
+    if rest:
+        return rest[0].text[:1].islower()
+    after = [blocks[i] for i in following if blocks[i].lines and blocks[i].table is None]
+    return bool(after) and after[0].lines[0].text[:1].islower()
+
+
 def _opens_with(title: str, blocks: list[Block]) -> bool:
-    """Whether one of these blocks opens with ``title`` (numbers aside): the text sets the
-    heading itself."""
+    """Whether one of these blocks (the rest of the page from an outline entry's
+    destination, which may lie some blocks above its heading) opens with ``title``
+    (numbers aside): the text sets the heading itself."""
     want = normalize_title(title).lstrip("0123456789ivx")
     for block in blocks:
         if block.table is None and block.lines:
@@ -455,7 +466,7 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
         for position, index in enumerate(read):
             block = blocks[index]
             for level, title in anchors.get((number, index), ()):
-                if not _opens_with(title, [blocks[i] for i in read[position:position + 2]]):
+                if not _opens_with(title, [blocks[i] for i in read[position:]]):
                     out.append(f"{'#' * min(level + 1, 6)} {title}")
                     open_at = None
                     if normalize_title(title) in ("abstract", "summary"):
@@ -481,6 +492,9 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
                         len(text) >= 15 and normalize_title(text) not in ("abstract",):
                     level = 1
                 outlined = styles.outlined(text) is not None
+                if level is not None and numbering(text) is None and \
+                        _continued(rest, blocks, read[position + 1:position + 2]):
+                    level = None  # a paragraph's first words in the headings' small capitals
                 if level is not None and not outlined and level > 1 and \
                         not sequence.accepts(text):
                     level = None  # ``7 ATLAS and CMS``: a figure's label, out of sequence
