@@ -96,3 +96,12 @@ def test_no_unruled_table_in_prose_one_row_or_past_another_caption() -> None:
     rows = [_row(125, (260, "A"), (315, "B")), _row(139, (100, "Table 2: Other")),
             _row(153, (260, "1"), (315, "2"))]
     assert unruled_area(caption, rows, [next_caption]) is None
+
+
+def test_an_unruled_table_stops_at_a_line_holding_the_other_columns_text() -> None:
+    caption = (300, 100, 500, 110)
+    rows = [_row(125, (320, "A"), (380, "B")), _row(139, (60, "Hasegawa"), (320, "1"),
+                                                   (380, "2")),
+            _row(153, (320, "3"), (380, "4"))]
+    assert unruled_area(caption, rows) is None  # its second line reaches the left column
+    assert unruled_area(caption, [*rows[:1], _row(139, (320, "1"), (380, "2"))]) is not None

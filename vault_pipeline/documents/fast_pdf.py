@@ -263,6 +263,15 @@ def _caption_boxes(blocks: list[Block], pattern: re.Pattern[str]
     return boxes
 
 
+def _nearest(area: pymupdf.Rect, captions: list[tuple[float, float, float, float]]
+             ) -> tuple[float, float, float, float] | None:
+    """The caption a ruled table belongs to: of those beside it, the nearest above or below
+    (two tables stacked in a column each have theirs)."""
+    near = captioned([area], captions) and [box for box in captions if captioned([area], [box])]
+    return min(near, key=lambda box: min(abs(area.y0 - box[3]), abs(box[1] - area.y1))) \
+        if near else None
+
+
 def _unruled_tables(blocks: list[Block], lines: list[Line], found: list[pymupdf.Rect]
                     ) -> list[tuple[pymupdf.Rect, str]]:
     """Tables set without rules (``tabular`` with no lines): the cells next to a ``Table N``
@@ -270,11 +279,13 @@ def _unruled_tables(blocks: list[Block], lines: list[Line], found: list[pymupdf.
     out: list[tuple[pymupdf.Rect, str]] = []
     rows = [(line.bbox, line.pieces or (Piece(*line.bbox, line.text),)) for line in lines]
     captions = _caption_boxes(blocks, _CAPTION)
-    for caption in _caption_boxes(blocks, _TABLE_CAPTION):
-        if captioned(found + [area for area, _ in out], [caption]):
+    table_captions = _caption_boxes(blocks, _TABLE_CAPTION)
+    taken = {_nearest(area, table_captions) for area in found}
+    for caption in table_captions:
+        if caption in taken or captioned([area for area, _ in out], [caption]):
             continue
         area = unruled_area(caption, rows, [box for box in captions if box != caption])
-        if area is None:
+        if area is None or any(area.intersects(other) for other in found):
             continue
         inside = pymupdf.Rect(area.x0 - 1, area.y0 - 1, area.x1 + 1, area.y1 + 1)
         markdown = table_markdown([piece for line in lines if _inside(line.bbox, inside)

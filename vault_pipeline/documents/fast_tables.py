@@ -158,13 +158,16 @@ def unruled_area(caption: tuple[float, float, float, float],
                  ) -> pymupdf.Rect | None:
     """The area of a table set without rules under (or else over) its caption: the run of
     lines next to it, each a few short pieces at wide gaps, up to the first line of prose
-    or gap wider than a row's, or another caption (``stops``). ``rows`` are the page's
+    or gap wider than a row's, another caption (``stops``), or a line reaching past the
+    caption's column. ``rows`` are the page's
     lines as (bbox, pieces). None where
     fewer than two such lines of two cells or more are there: a caption alone, or prose."""
     x0, y0, x1, y1 = caption
     beside = [(box, pieces) for box, pieces in rows
               if box[0] < x1 + CAPTION_REACH and box[2] > x0 - CAPTION_REACH
               and not (box[1] >= y0 - 1 and box[3] <= y1 + 1)]
+    within = {id(pieces) for box, pieces in beside
+              if box[0] >= x0 - CAPTION_REACH and box[2] <= x1 + CAPTION_REACH}
     below = sorted((r for r in beside if r[0][1] >= y1 - 1), key=lambda r: r[0][1])
     above = sorted((r for r in beside if r[0][3] <= y0 + 1), key=lambda r: -r[0][3])
     for run, edge, down in ((below, y1, True), (above, y0, False)):
@@ -173,7 +176,9 @@ def unruled_area(caption: tuple[float, float, float, float],
             gap = (box[1] - edge) if down else (edge - box[3])
             stopped = any(stop[1] - 1 <= box[1] and box[3] <= stop[3] + 1 and
                           box[0] < stop[2] and box[2] > stop[0] for stop in stops)
-            if stopped or gap > (CAPTION_GAP if not taken else ROW_GAP) or \
+            # A line reaching past the caption's column holds the other column's text too.
+            if stopped or id(pieces) not in within or \
+                    gap > (CAPTION_GAP if not taken else ROW_GAP) or \
                     max(len(p.text.strip()) for p in pieces) > PARAGRAPH_CHARS:
                 break
             taken.append((box, pieces))
