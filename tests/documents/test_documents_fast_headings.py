@@ -153,3 +153,9 @@ def test_a_footnote_mark_glued_to_a_run_in_outline_title_is_cut_off() -> None:
     head, rest = split_heading(Block([line], line.bbox), styles)
     assert [h.text for h in head] == ["5.7 Version Number"]
     assert rest[0].text.startswith("The version field")
+
+
+def test_references_with_a_colon_over_its_first_entry_is_a_heading() -> None:
+    lines = [_line("References:"), _line("Anderson, T. 1997. Kierkegaard. Macon: Mercer.")]
+    head, rest = split_heading(Block(lines, lines[0].bbox), STYLES)
+    assert [h.text for h in head] == ["References:"] and len(rest) == 1

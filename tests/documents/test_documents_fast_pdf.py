@@ -310,3 +310,24 @@ def test_a_sections_first_words_in_small_capitals_are_no_second_heading() -> Non
     assert "## 2 Floats" in titles and not any("Floats," in t for t in titles)
     assert any(t.endswith("Appendix A. First Appendix") for t in titles)
     assert "such as figures" in markdown
+
+
+def test_a_publishers_statement_mostly_furniture_goes_as_a_whole() -> None:
+    """IJDC's first-page foot: a three-line statement whose last two lines carry the
+    publisher, ISSN and web address, over the journal's footer at the page's edge."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "A Title of the Paper Here", fontsize=18)
+    for i in range(10):
+        page.insert_text((72, 120 + 14 * i), "The body of the paper says what it does here.",
+                         fontsize=10)
+    for y, text in ((717, "The Journal of Examples is an international journal committed to"),
+                    (728, "the advancement of examples. It is published by the University"),
+                    (739, "of Somewhere. ISSN: 1746-8256. URL: http://www.ex.net/"),
+                    (762, "Copyright rests with the authors, under a Creative Commons licence."),
+                    (773, "For details please see http://creativecommons.org/licenses/by/4.0/"),
+                    (800, "Journal of Examples 2020, Vol. 1, Iss. 1, 1-4.")):
+        page.insert_text((72, y), text, fontsize=8)
+    markdown = pdf_to_markdown_fast(doc.tobytes()).markdown
+    assert "The body of the paper" in markdown
+    assert "committed to" not in markdown and "ISSN" not in markdown

@@ -144,3 +144,15 @@ def test_a_stray_mark_left_of_the_text_does_not_hide_the_line_numbers() -> None:
     lines = [*_numbered_draft(21, 29), ("·", (5, 400, 8, 404))]
     lines += [(f"More text {k}.", (51, 500 + 12 * k, 562, 509 + 12 * k)) for k in range(20)]
     assert line_numbers(lines) == {1, 3, 5, 7, 9, 11}
+
+
+def test_a_banner_over_several_lines_goes_from_the_edge_up_to_the_text() -> None:
+    """Res Philosophica's first-page foot: the banner line sits just above the edge zone,
+    over its DOI and copyright lines; the body line above it, set apart, stays."""
+    page = [L("the last line of the body, citing Vol. 3 of a work.", (72, 560, 540, 570)),
+            L("Res Philosophica, Vol. 90, No. 1-2, January 2012, pp. 1-11", (91, 602, 333, 610)),
+            L("https://doi.org/10.11612/resphil.A31245", (142, 612, 283, 620)),
+            L("© 2012 Res Philosophica", (283, 622, 371, 630))]
+    assert furniture([page], [648.0]) == [{1, 2, 3}]
+    apart = [page[0], page[1], L("https://doi.org/10.1/x", (142, 632, 283, 640))]
+    assert furniture([apart], [648.0]) == [{2}]  # the banner line is too far from it

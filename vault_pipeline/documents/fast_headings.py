@@ -21,6 +21,7 @@ from vault_pipeline.documents.fast_layout import Block, Line, normalize_title
 HEADING_MAX_CHARS = 150
 HEADING_MAX_LINES = 3
 RUN_IN_MAX_WORDS = 12
+BACK_MATTER_CHARS = 20  # ``Acknowledgements:`` on a line of its own, not a sentence
 WORDY = 0.5  # of a numbered heading's characters (spaces aside) that are letters
 LARGER = 0.9  # points above the body size that make a line a heading
 ROMAN = r"(?:X{0,3})(?:IX|IV|V?I{0,3})"
@@ -236,8 +237,9 @@ def split_heading(block: Block, styles: Styles) -> tuple[list[Line], list[Line]]
     cut = _outline_run_in(lines[0], styles) if lines else None
     if cut is not None:
         return _cut(lines, cut)
-    if len(lines) == 1 and normalize_title(lines[0].text) in _BACK_MATTER:
-        return lines, []  # ``References`` alone in its block, whatever its font
+    if lines and normalize_title(lines[0].text) in _BACK_MATTER and \
+            len(lines[0].text) <= BACK_MATTER_CHARS:
+        return lines[:1], lines[1:]  # ``References`` (``References:``) on its own line
     head = 0
     while head < len(lines) and head < HEADING_MAX_LINES and styles.is_heading_line(lines[head]):
         head += 1

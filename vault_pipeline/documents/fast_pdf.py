@@ -91,6 +91,7 @@ _DANGLING = re.compile(r"\b(?:and|or|the|of|in|to|a|an|with|for|by|on|at|from|as
                        r"that|than|between|into|via)\s*$")
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”]\s*$")
 DROP_CAP = 1.8  # times the body size: a lone letter this large opens the paragraph beside it
+MOSTLY_FURNITURE = 2 / 3  # of a block's lines: the rest of it goes with them
 
 
 def converter_version(tables: str = RULED) -> str:
@@ -376,6 +377,9 @@ def without_furniture(pages: list[list[Block]], heights: list[float],
                     kept.append(line if text == line.text else replace(line, text=text))
                 index += 1
             kept = [line for line in kept if line.text]
+            if len(block.lines) - len(kept) >= MOSTLY_FURNITURE * len(block.lines) and \
+                    len(block.lines) >= 2:
+                continue  # a block mostly furniture is a publisher's statement as a whole
             if kept:
                 kept_blocks.append(Block(lines=kept, bbox=block.bbox))
         out.append(kept_blocks)

@@ -23,6 +23,7 @@ MIN_PAGES = 3  # pages a running header or footer appears on (2 in a document of
 TITLE_ABOVE_BODY = 3.0  # points: a first-page title is set at least this much larger
 MIN_LINE_NUMBERS = 5  # lone numbers in one margin column that make it a draft's line numbers
 COLUMN_SLACK = 3.0  # points: how far the edges of one column of line numbers may wander
+LINE_GAP = 1.5  # line heights: a banner's lines are set no further apart than this
 
 ARXIV_STAMP = re.compile(
     r"\s*arXiv:\s?(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\s*"
@@ -128,8 +129,35 @@ def furniture(pages: Sequence[Sequence[LineLike]], heights: Sequence[float],
                 bool(_COPYRIGHT.search(line.text))
             if is_noise(line.text) or repeated or at_edge or margin or small_print:
                 drop.add(i)
-        out.append(drop)
+        out.append(_grown(drop, lines, edge[number], body))
     return out
+
+
+def _grown(drop: set[int], lines: Sequence[LineLike], zones: dict[int, str],
+           body: float) -> set[int]:
+    """A banner or footer set over several lines, grown from its lines at the page's edge
+    towards the text while the next line, set close to it, is itself banner-like
+    (``Res Philosophica, Vol. 90, ... pp. 1-11`` over the DOI and copyright lines)."""
+    grown = set(drop)
+    for zone, step in (("bottom", -1), ("top", 1)):
+        order = sorted((i for i in range(len(lines)) if lines[i].horizontal),
+                       key=lambda i: lines[i].bbox[1], reverse=step < 0)
+        edge = [i for i in order if i in grown and zones.get(i) == zone]
+        if not edge:
+            continue
+        last = lines[edge[0]].bbox  # the line of the banner nearest the text so far
+        for i in order[order.index(edge[0]) + 1:]:
+            box = lines[i].bbox
+            height = max(min(box[3] - box[1], last[3] - last[1]), 1.0)
+            gap = last[1] - box[3] if step < 0 else box[1] - last[3]
+            if gap > LINE_GAP * height:
+                break
+            if i not in grown and not (_BANNER.search(lines[i].text) and
+                                       (not body or _size(lines[i]) <= body + 0.6)):
+                break
+            grown.add(i)
+            last = box
+    return grown
 
 
 def title_top(lines: Sequence[LineLike], body: float) -> float:
