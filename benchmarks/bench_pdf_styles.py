@@ -40,8 +40,8 @@ papers in ``../shared/fixtures/pdfs``, which the fast path was first built on, f
 
 ``--fast-only`` leaves pymupdf4llm out (it runs at 1-2 pages a second), for a quick look.
 
-    python benchmarks/bench_pdf_styles.py [--cache DIR] [--split held|dev|unseen|unseen2|all] [--extra DIR]
-                                          [--fast-only]
+    python benchmarks/bench_pdf_styles.py [--cache DIR] [--split held|dev|unseen|unseen2|all]
+                                          [--extra DIR] [--fast-only]
 """
 
 from __future__ import annotations
@@ -258,7 +258,8 @@ CONVERTERS = {"fast": fast, "pymupdf4llm (layout)": pymupdf4llm_default}
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
-    parser.add_argument("--split", choices=("held", "dev", "unseen", "unseen2", "all"), default="all")
+    parser.add_argument("--split", choices=("held", "dev", "unseen", "unseen2", "all"),
+                        default="all")
     parser.add_argument("--extra", type=Path, help="a folder of more PDFs (split `extra`)")
     parser.add_argument("--fast-only", action="store_true", help="leave pymupdf4llm out")
     args = parser.parse_args()
