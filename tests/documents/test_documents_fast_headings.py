@@ -159,3 +159,4 @@ def test_references_with_a_colon_over_its_first_entry_is_a_heading() -> None:
     lines = [_line("References:"), _line("Anderson, T. 1997. Kierkegaard. Macon: Mercer.")]
     head, rest = split_heading(Block(lines, lines[0].bbox), STYLES)
     assert [h.text for h in head] == ["References:"] and len(rest) == 1
+    assert STYLES.level("References:", 10.0, False) == 3

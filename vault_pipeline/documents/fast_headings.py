@@ -147,6 +147,8 @@ class Styles:
                 any(ch.isalpha() for ch in text):
             return 1  # (ACM's article number ``111`` is set as large: no title)
         number = numbering(text)
+        if normalize_title(text) in _BACK_MATTER and len(text) <= BACK_MATTER_CHARS:
+            return 2 if size >= self.body + LARGER or is_caps(text) else 3  # ``References:``
         if not any(ch.isalpha() for ch in text) or text.endswith(("-", ",")) or "@" in text \
                 or (_SENTENCE_END.search(text) and not number) or len(text) > HEADING_MAX_CHARS:
             return None
