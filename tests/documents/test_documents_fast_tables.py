@@ -105,3 +105,22 @@ def test_an_unruled_table_stops_at_a_line_holding_the_other_columns_text() -> No
             _row(153, (320, "3"), (380, "4"))]
     assert unruled_area(caption, rows) is None  # its second line reaches the left column
     assert unruled_area(caption, [*rows[:1], _row(139, (320, "1"), (380, "2"))]) is not None
+
+
+def test_a_description_table_of_short_labels_and_long_cells_is_a_table() -> None:
+    """lme4's list of methods: a name, then a sentence-long description, wider than its
+    centred caption."""
+    caption = (119, 664, 484, 675)
+    rows = [_row(590 + 13.5 * i, (87, name), (170, "A description of the method that runs on "
+                                                   "for a while"))
+            for i, name in enumerate(("refit", "refitML", "residuals", "sigma", "simulate"))]
+    area = unruled_area(caption, rows)
+    assert area is not None and area.x0 == 87
+    prose = [_row(590 + 13.5 * i, (87 + 9 * i, "A paragraph's line split at a wide gap in"),
+                  (330, "its justified text, long on both sides")) for i in range(5)]
+    assert unruled_area(caption, prose) is None  # no first column at one edge
+
+
+def test_a_table_note_between_the_rules_and_the_caption_keeps_them_together() -> None:
+    areas = rule_groups([(81, y, 521) for y in (109, 125, 245)])
+    assert captioned(areas, [(200, 288, 403, 299)]) == areas  # 43 points under the rules

@@ -25,7 +25,7 @@ MIN_RULES = 3  # booktabs: top, header and bottom rules
 MIN_WIDTH = 0.15  # of the page width: a shorter stroke is a figure's, not a table's rule
 RULE_HEIGHT = 2.0  # points: a filled rectangle this thin is a rule
 SAME_END = 3.0  # points: rules of one table start and end within this of each other
-CAPTION_GAP = 40.0  # points between a table's outer rule and its caption
+CAPTION_GAP = 50.0  # points between a table's outer rule and its caption (a table note between)
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,24 @@ def table_markdown(pieces: Sequence[Piece]) -> str | None:
 ROW_GAP = 12.0  # points between two rows of one table without rules
 CELL_CHARS = 30  # a table cell's median length; a paragraph's pieces are longer
 PARAGRAPH_CHARS = 60  # one piece this long is a line of prose: the table ends before it
+LABEL_CHARS = 16  # a description table's first column: short labels
 CAPTION_REACH = 30.0  # points beyond a caption's ends that its table's cells may reach
+WIDER = 0.25  # of its caption's width: how far past each end a table's rows may reach
+
+
+def _median(values: list[int]) -> int:
+    return sorted(values)[len(values) // 2]
+
+
+def _cells(rows: Sequence[tuple[tuple[float, float, float, float], Sequence[Piece]]]) -> bool:
+    """Whether the rows' pieces read as cells: short ones, or a first column of short
+    labels set at one left edge (a description table), not a paragraph's pieces."""
+    cells = [p for _box, pieces in rows for p in pieces if p.text.strip()]
+    if _median([len(p.text.strip()) for p in cells]) <= CELL_CHARS:
+        return True
+    firsts = [pieces[0] for _box, pieces in rows if len(pieces) >= 2]
+    aligned = max(p.x0 for p in firsts) - min(p.x0 for p in firsts) <= SAME_END
+    return aligned and _median([len(p.text.strip()) for p in firsts]) <= LABEL_CHARS
 
 
 def unruled_area(caption: tuple[float, float, float, float],
@@ -166,8 +183,10 @@ def unruled_area(caption: tuple[float, float, float, float],
     beside = [(box, pieces) for box, pieces in rows
               if box[0] < x1 + CAPTION_REACH and box[2] > x0 - CAPTION_REACH
               and not (box[1] >= y0 - 1 and box[3] <= y1 + 1)]
+    # A table may be wider than its centred caption, never by a column's width.
+    reach = max(CAPTION_REACH, WIDER * (x1 - x0))
     within = {id(pieces) for box, pieces in beside
-              if box[0] >= x0 - CAPTION_REACH and box[2] <= x1 + CAPTION_REACH}
+              if box[0] >= x0 - reach and box[2] <= x1 + reach}
     below = sorted((r for r in beside if r[0][1] >= y1 - 1), key=lambda r: r[0][1])
     above = sorted((r for r in beside if r[0][3] <= y0 + 1), key=lambda r: -r[0][3])
     for run, edge, down in ((below, y1, True), (above, y0, False)):
@@ -177,16 +196,16 @@ def unruled_area(caption: tuple[float, float, float, float],
             stopped = any(stop[1] - 1 <= box[1] and box[3] <= stop[3] + 1 and
                           box[0] < stop[2] and box[2] > stop[0] for stop in stops)
             # A line reaching past the caption's column holds the other column's text too.
+            # One long piece is a line of prose; a long cell beside a short one is a row of
+            # a description table (``refit`` | ``A model (re)fitted to ...``).
+            prose = min(len(p.text.strip()) for p in pieces) > PARAGRAPH_CHARS or \
+                (len(pieces) == 1 and len(pieces[0].text.strip()) > PARAGRAPH_CHARS)
             if stopped or id(pieces) not in within or \
-                    gap > (CAPTION_GAP if not taken else ROW_GAP) or \
-                    max(len(p.text.strip()) for p in pieces) > PARAGRAPH_CHARS:
+                    gap > (CAPTION_GAP if not taken else ROW_GAP) or prose:
                 break
             taken.append((box, pieces))
             edge = max(edge, box[3]) if down else min(edge, box[1])
-        cells = [p for _box, pieces in taken for p in pieces if p.text.strip()]
-        lengths = sorted(len(p.text.strip()) for p in cells)
-        if sum(1 for _box, pieces in taken if len(pieces) >= 2) >= 2 and \
-                lengths[len(lengths) // 2] <= CELL_CHARS:
+        if sum(1 for _box, pieces in taken if len(pieces) >= 2) >= 2 and _cells(taken):
             return pymupdf.Rect(min(b[0] for b, _ in taken), min(b[1] for b, _ in taken),
                                 max(b[2] for b, _ in taken), max(b[3] for b, _ in taken))
     return None
