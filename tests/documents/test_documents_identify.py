@@ -20,6 +20,7 @@ from vault_pipeline.documents.identify import (
     Catalog,
     Clues,
     content_clues,
+    opening_key_expr,
     title_key,
     title_key_expr,
     title_windows,
@@ -183,3 +184,25 @@ def test_a_title_cited_far_down_the_first_page_identifies_nothing() -> None:
     assert CATALOG.identify(clues) is None
     near = Clues(title="An Unknown Paper", text=f"BANNER {TITLE} C. Balázs {body}")
     assert CATALOG.identify(near).arxiv_id == "0704.0001"
+
+
+def test_a_title_under_a_larger_banner_is_identified_by_the_stage(
+        vault_paths: VaultPaths) -> None:
+    """The stage loads only the papers a clue may name: a title found in the page's words,
+    not its largest lines, must be among them."""
+    body = [(f"Line {i} of the body text of this paper goes here.", 10.0) for i in range(8)]
+    paths = _vault(vault_paths, {
+        "tb.pdf": _pdf(("TUGBOAT, VOLUME 0 (9999), NO. 0", 20.0), *TITLE_LINES,
+                       ("C. Balázs, E. L. Berger", 11.0), *body)}, metadata=True)
+    build_documents(paths, DocumentsConfig(pool=PoolSettings(workers=1, timeout_s=60)))
+    docs = pl.read_parquet(paths.table(DOCUMENTS.name))
+    found = docs.filter(pl.col("input_name") == "tb.pdf").row(0, named=True)
+    assert (found["arxiv_id"], found["identified_by"]) == ("0704.0001", "title")
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x24F, exclude_categories=("Cc",))
+               | st.sampled_from(" \t\n"), max_size=80))
+def test_the_opening_key_expression_keys_as_the_catalogue_does(title: str) -> None:
+    frame = pl.DataFrame({"title": [title]})
+    got = frame.select(opening_key_expr("title")).item()
+    assert got == title_key(" ".join(title.split()[:3])) or not title.split()

@@ -31,7 +31,15 @@ import polars as pl
 from vault_pipeline.documents.cleaning import CLEANING_VERSION
 from vault_pipeline.documents.convert import LATEX, PDF, Settings, Task, convert_task
 from vault_pipeline.documents.forums import FORUM_KEY, forum_of, with_submissions
-from vault_pipeline.documents.identify import BY_FORUM, Catalog, Clues, title_key, title_key_expr
+from vault_pipeline.documents.identify import (
+    BY_FORUM,
+    Catalog,
+    Clues,
+    opening_key_expr,
+    page_openings,
+    title_key,
+    title_key_expr,
+)
 from vault_pipeline.documents.naming import arxiv_id_of
 from vault_pipeline.documents.outcome import (
     NO_SOURCE,
@@ -373,15 +381,18 @@ class DocumentsBuild:
         filter over the tables, so a vault of millions of papers is never read whole."""
         dois = sorted({c.doi for c in clues if c.doi})
         keys = sorted({title_key(c.title) for c in clues if c.title})
+        # A known title written anywhere in a first page's opening words (under a banner set
+        # larger than it) opens with one of that page's runs of words.
+        openings = sorted(set().union(*(page_openings(c.text) for c in clues if c.text)))
+
+        named = title_key_expr("title").is_in(keys) | opening_key_expr("title").is_in(openings)
         store = self.paths.store
         papers = store.scan_optional(PAPERS)
         rows = [] if papers is None else papers.select("arxiv_id", "doi", "title", "authors") \
-            .filter(pl.col("doi").str.to_lowercase().is_in(dois)
-                    | title_key_expr("title").is_in(keys)).collect().iter_rows()
+            .filter(pl.col("doi").str.to_lowercase().is_in(dois) | named).collect().iter_rows()
         submissions = store.scan_optional(SUBMISSIONS)
         forums = [] if submissions is None else submissions.select(
-            "forum_id", "title", "authors").filter(title_key_expr("title").is_in(keys)) \
-            .collect().iter_rows()
+            "forum_id", "title", "authors").filter(named).collect().iter_rows()
         return Catalog.build(rows, forums)
 
     def select(self, papers: dict[str, list[Input]]) -> pl.DataFrame:

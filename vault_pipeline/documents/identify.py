@@ -46,6 +46,22 @@ def title_key_expr(column: str) -> pl.Expr:
         .str.replace_all(r"[^\p{L}\p{N}]", "")
 
 
+def opening_key_expr(column: str) -> pl.Expr:
+    """The key of a title's first ``OPENING_WORDS`` words as a Polars expression (what
+    ``Catalog.by_opening`` is keyed by), to load only the titles a page may hold."""
+    words = pl.col(column).str.replace_all(r"\s+", " ").str.strip_chars().str.split(" ")
+    opening = words.list.head(OPENING_WORDS).list.join(" ")
+    return opening.str.normalize("NFKD").str.to_lowercase().str.replace_all(r"[^\p{L}\p{N}]", "")
+
+
+def page_openings(text: str) -> set[str]:
+    """The keys of every run of one to ``OPENING_WORDS`` words opening a first page's
+    ``PAGE_WORDS`` words: a known title written there opens with one of them."""
+    words = text.split()[:PAGE_WORDS]
+    return {key for i in range(len(words)) for n in range(1, OPENING_WORDS + 1)
+            if (key := title_key(" ".join(words[i:i + n])))}
+
+
 def surname(author: str) -> str:
     """The family name of ``Jane Q. Doe`` or ``Doe, Jane``, for matching."""
     name = author.split(",")[0] if "," in author else (author.split() or [""])[-1]
@@ -167,14 +183,9 @@ class Catalog:
         """Keys of the known titles written out in ``text`` (a first page), longest first:
         where the title is not the page's largest line (a journal banner set larger, a
         logo's raised letters read as marks), it is still in the page's words."""
-        words = text.split()[:PAGE_WORDS]
-        page = title_key(" ".join(words))
-        found: set[str] = set()
-        for i in range(len(words)):
-            for n in range(1, OPENING_WORDS + 1):
-                for key in self.by_opening.get(title_key(" ".join(words[i:i + n])), ()):
-                    if key not in found and key in page:
-                        found.add(key)
+        page = title_key(" ".join(text.split()[:PAGE_WORDS]))
+        found = {key for opening in page_openings(text)
+                 for key in self.by_opening.get(opening, ()) if key in page}
         return sorted(found, key=len, reverse=True)
 
     def identify(self, clues: Clues) -> Match | None:
