@@ -91,6 +91,12 @@ def _wordy(text: str) -> bool:
     return sum(ch.isalpha() for ch in chars) >= WORDY * len(chars)
 
 
+def is_back_matter(text: str) -> bool:
+    """``References`` or ``Acknowledgements:`` on a line of its own, not a sentence naming
+    them: a heading in any style, so the list under it is split off."""
+    return len(text) <= BACK_MATTER_CHARS and normalize_title(text) in _BACK_MATTER
+
+
 def is_caps(text: str) -> bool:
     """Set in capitals (``INTRODUCTION``, ``II. THE MODEL``): four letters or more, no
     lowercase letter."""
@@ -147,7 +153,7 @@ class Styles:
                 any(ch.isalpha() for ch in text):
             return 1  # (ACM's article number ``111`` is set as large: no title)
         number = numbering(text)
-        if normalize_title(text) in _BACK_MATTER and len(text) <= BACK_MATTER_CHARS:
+        if is_back_matter(text):
             return 2 if size >= self.body + LARGER or is_caps(text) else 3  # ``References:``
         if not any(ch.isalpha() for ch in text) or text.endswith(("-", ",")) or "@" in text \
                 or (_SENTENCE_END.search(text) and not number) or len(text) > HEADING_MAX_CHARS:
@@ -239,8 +245,7 @@ def split_heading(block: Block, styles: Styles) -> tuple[list[Line], list[Line]]
     cut = _outline_run_in(lines[0], styles) if lines else None
     if cut is not None:
         return _cut(lines, cut)
-    if lines and normalize_title(lines[0].text) in _BACK_MATTER and \
-            len(lines[0].text) <= BACK_MATTER_CHARS:
+    if lines and is_back_matter(lines[0].text):
         return lines[:1], lines[1:]  # ``References`` (``References:``) on its own line
     head = 0
     while head < len(lines) and head < HEADING_MAX_LINES and styles.is_heading_line(lines[head]):

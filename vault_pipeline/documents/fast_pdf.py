@@ -268,19 +268,19 @@ def _nearest(area: pymupdf.Rect, captions: list[tuple[float, float, float, float
              ) -> tuple[float, float, float, float] | None:
     """The caption a ruled table belongs to: of those beside it, the nearest above or below
     (two tables stacked in a column each have theirs)."""
-    near = captioned([area], captions) and [box for box in captions if captioned([area], [box])]
+    near = [box for box in captions if captioned([area], [box])]
     return min(near, key=lambda box: min(abs(area.y0 - box[3]), abs(box[1] - area.y1))) \
         if near else None
 
 
-def _unruled_tables(blocks: list[Block], lines: list[Line], found: list[pymupdf.Rect]
+def _unruled_tables(lines: list[Line], found: list[pymupdf.Rect],
+                    captions: list[tuple[float, float, float, float]],
+                    table_captions: list[tuple[float, float, float, float]]
                     ) -> list[tuple[pymupdf.Rect, str]]:
     """Tables set without rules (``tabular`` with no lines): the cells next to a ``Table N``
     caption that has no ruled table by it (fast_tables.unruled_area)."""
     out: list[tuple[pymupdf.Rect, str]] = []
     rows = [(line.bbox, line.pieces or (Piece(*line.bbox, line.text),)) for line in lines]
-    captions = _caption_boxes(blocks, _CAPTION)
-    table_captions = _caption_boxes(blocks, _TABLE_CAPTION)
     taken = {_nearest(area, table_captions) for area in found}
     for caption in table_captions:
         if caption in taken or captioned([area for area, _ in out], [caption]):
@@ -301,9 +301,11 @@ def with_tables(page: pymupdf.Page, blocks: list[Block], captions: bool = True) 
     where ``captions``) by the table's Markdown; lines stay as text where no table forms.
     Lines, not blocks: MuPDF may put a table's cells and its caption in one block."""
     lines = [line for b in blocks if b.table is None for line in b.lines]
-    areas = rule_groups(horizontal_rules(page), _caption_boxes(blocks, _CAPTION))
+    all_captions = _caption_boxes(blocks, _CAPTION)
+    table_captions = _caption_boxes(blocks, _TABLE_CAPTION)
+    areas = rule_groups(horizontal_rules(page), all_captions)
     if captions:
-        areas = captioned(areas, _caption_boxes(blocks, _TABLE_CAPTION))
+        areas = captioned(areas, table_captions)
     found = []
     for area in areas:
         inside = pymupdf.Rect(area.x0 - 1, area.y0 - 1, area.x1 + 1, area.y1 + 1)
@@ -311,7 +313,7 @@ def with_tables(page: pymupdf.Page, blocks: list[Block], captions: bool = True) 
                                    for piece in line.pieces])
         if markdown:
             found.append((inside, markdown))
-    found += _unruled_tables(blocks, lines, [area for area, _ in found])
+    found += _unruled_tables(lines, [area for area, _ in found], all_captions, table_captions)
     if not found:
         return blocks
     kept = []

@@ -176,9 +176,8 @@ def unruled_area(caption: tuple[float, float, float, float],
     """The area of a table set without rules under (or else over) its caption: the run of
     lines next to it, each a few short pieces at wide gaps, up to the first line of prose
     or gap wider than a row's, another caption (``stops``), or a line reaching past the
-    caption's column. ``rows`` are the page's
-    lines as (bbox, pieces). None where
-    fewer than two such lines of two cells or more are there: a caption alone, or prose."""
+    caption's column. ``rows`` are the page's lines as (bbox, pieces). None where fewer
+    than two such lines of two cells or more are there: a caption alone, or prose."""
     x0, y0, x1, y1 = caption
     beside = [(box, pieces) for box, pieces in rows
               if box[0] < x1 + CAPTION_REACH and box[2] > x0 - CAPTION_REACH
@@ -195,11 +194,10 @@ def unruled_area(caption: tuple[float, float, float, float],
             gap = (box[1] - edge) if down else (edge - box[3])
             stopped = any(stop[1] - 1 <= box[1] and box[3] <= stop[3] + 1 and
                           box[0] < stop[2] and box[2] > stop[0] for stop in stops)
+            # Only long pieces make a line of prose; a long cell beside a short one is a row
+            # of a description table (``refit`` | ``A model (re)fitted to ...``).
+            prose = min(len(p.text.strip()) for p in pieces) > PARAGRAPH_CHARS
             # A line reaching past the caption's column holds the other column's text too.
-            # One long piece is a line of prose; a long cell beside a short one is a row of
-            # a description table (``refit`` | ``A model (re)fitted to ...``).
-            prose = min(len(p.text.strip()) for p in pieces) > PARAGRAPH_CHARS or \
-                (len(pieces) == 1 and len(pieces[0].text.strip()) > PARAGRAPH_CHARS)
             if stopped or id(pieces) not in within or \
                     gap > (CAPTION_GAP if not taken else ROW_GAP) or prose:
                 break

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -188,6 +188,12 @@ class Catalog:
                  for key in self.by_opening.get(opening, ()) if key in page}
         return sorted(found, key=len, reverse=True)
 
+    def _title_candidates(self, clues: Clues) -> Iterator[str]:
+        """Title keys to look up, the largest lines' first; the page's words are searched
+        only when those name nothing."""
+        yield from title_windows(clues.title or "")
+        yield from self.titles_in_text(clues.text)
+
     def identify(self, clues: Clues) -> Match | None:
         """The paper the clues name, by the first that holds: the arXiv stamp, a DOI the
         vault knows, the title of one known paper whose first author is on the page (or
@@ -202,7 +208,7 @@ class Catalog:
         if clues.doi and clues.doi in self.by_doi:
             return Match(self.by_doi[clues.doi], None, None, BY_DOI)
         page = title_key(clues.text)
-        for key in [*title_windows(clues.title or ""), *self.titles_in_text(clues.text)]:
+        for key in self._title_candidates(clues):
             for table, method in ((self.by_title, BY_TITLE),
                                   (self.forum_by_title, BY_SUBMISSION)):
                 hits = [ident for ident, authors in table.get(key, ())
