@@ -331,3 +331,83 @@ def test_a_publishers_statement_mostly_furniture_goes_as_a_whole() -> None:
     markdown = pdf_to_markdown_fast(doc.tobytes()).markdown
     assert "The body of the paper" in markdown
     assert "committed to" not in markdown and "ISSN" not in markdown
+
+
+def _body(page: pymupdf.Page, y: float, lines: int = 4, text: str = "") -> float:
+    for k in range(lines):
+        page.insert_text((72, y), text or f"The running text of the paper goes on, line {k}.",
+                         fontsize=10)
+        y += 14
+    return y + 10
+
+
+def test_numbered_bold_headings_a_size_smaller_are_headings_with_their_next_line() -> None:
+    """REVTeX sets ``II. MATH AND EQUATIONS`` bold and a size below the body, and breaks a
+    long one over two lines in its font (``THE LINE BREAK WAS FORCED``)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = _body(page, 80)
+    page.insert_text((72, y), "I. FIRST-LEVEL HEADING:", fontsize=9, fontname="hebo")
+    page.insert_text((72, y + 11), "THE LINE BREAK WAS FORCED via", fontsize=9, fontname="hebo")
+    y = _body(page, y + 30)
+    page.insert_text((72, y), "II. MATH AND EQUATIONS", fontsize=9, fontname="hebo")
+    _body(page, y + 20)
+    titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
+              if line.startswith("#")]
+    assert any(t.endswith("I. FIRST-LEVEL HEADING: THE LINE BREAK WAS FORCED via")
+               for t in titles), titles
+    assert any(t.endswith("II. MATH AND EQUATIONS") for t in titles), titles
+
+
+def test_a_drop_cap_set_in_its_headings_block_is_rejoined() -> None:
+    """ASAE's ``Introduction`` over a drop cap ``T`` that MuPDF puts in the heading's block:
+    the letter opens ``his document ...``, and the heading stays a heading."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "A Title of the Paper Here", fontsize=18)
+    page.insert_text((72, 130), "Introduction", fontsize=14, fontname="hebo")
+    page.insert_text((72, 170), "T", fontsize=30)
+    page.insert_text((94, 150), "his document, when compared to source code, instructs.",
+                     fontsize=10)
+    page.insert_text((94, 164), "someone on the use of a style file for writing papers.",
+                     fontsize=10)
+    _body(page, 190)
+    markdown = pdf_to_markdown_fast(doc.tobytes()).markdown
+    assert "## Introduction" in markdown.split("\n")
+    assert "This document, when compared" in markdown
+
+
+def test_a_large_capitals_heading_over_lowercase_text_is_a_heading() -> None:
+    """``CONCLUSION`` set larger than the body over ``this is the paragraph ...``: only a
+    heading in the body's size can be a sentence's first words (jmlr)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "A Title of the Paper Here", fontsize=18)
+    page.insert_text((72, 120), "INTRODUCTION", fontsize=12, fontname="hebo")
+    y = _body(page, 140)
+    page.insert_text((72, y), "FIRST MAIN TOPIC", fontsize=12, fontname="hebo")
+    y = _body(page, y + 20)
+    page.insert_text((72, y), "CONCLUSION", fontsize=12, fontname="hebo")
+    _body(page, y + 20, 2, "this is the paragraph of the conclusion, in lowercase.")
+    titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
+              if line.startswith("#")]
+    assert {"## INTRODUCTION", "## FIRST MAIN TOPIC", "## CONCLUSION"} <= set(titles), titles
+
+
+def test_an_outline_heading_is_kept_where_only_a_code_line_opens_with_its_title() -> None:
+    """ijsra sets ``caption`` in the margin, where MuPDF reads no line; the outline adds it.
+    A code listing's ``1 \\captionof{table}`` further down the page is not that heading."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "1 Figures", fontsize=12, fontname="hebo")
+    y = _body(page, 100)
+    y = _body(page, y, 2, "If you have a table saved as a figure, change the caption.")
+    page.insert_text((72, y), "1 \\captionof{table}{Put the caption here.}", fontsize=8,
+                     fontname="cour")
+    _body(page, y + 20)
+    # An outline's destination counts up from the page's foot.
+    doc.set_toc([[1, "1 Figures", 1, page.rect.height - 70],
+                 [1, "caption", 1, page.rect.height - (y - 40)]])
+    titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
+              if line.startswith("#")]
+    assert "## caption" in titles, titles

@@ -206,3 +206,16 @@ def test_the_opening_key_expression_keys_as_the_catalogue_does(title: str) -> No
     frame = pl.DataFrame({"title": [title]})
     got = frame.select(opening_key_expr("title")).item()
     assert got == title_key(" ".join(title.split()[:3])) or not title.split()
+
+
+def test_a_first_author_is_matched_by_a_whole_name_not_a_part_of_one() -> None:
+    """Two specimens share a title; ``Krishnan`` (the second's first author) is no author
+    of a page that names ``C. V. Radhakrishnan``, but is of one that names
+    ``J.K. Krishnana,c,∗,1`` (affiliation marks glued to the name)."""
+    title = "This Is a Specimen Title of Two Papers"
+    catalog = Catalog.build([("one", None, title, ["Jos Migchielsen"]),
+                             ("two", None, title, ["J.K. Krishnan"])])
+    first = catalog.identify(Clues(title=title, text="Jos Migchielsen, C. V. Radhakrishnan"))
+    assert first is not None and first.arxiv_id == "one"
+    second = catalog.identify(Clues(title=title, text="Sir J.K. Krishnana,c,∗,1 (Researcher)"))
+    assert second is not None and second.arxiv_id == "two"

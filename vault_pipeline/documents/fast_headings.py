@@ -24,6 +24,7 @@ RUN_IN_MAX_WORDS = 12
 BACK_MATTER_CHARS = 20  # ``Acknowledgements:`` on a line of its own, not a sentence
 WORDY = 0.5  # of a numbered heading's characters (spaces aside) that are letters
 LARGER = 0.9  # points above the body size that make a line a heading
+SMALLER = 1.5  # points below the body size a numbered bold heading may be set in
 ROMAN = r"(?:X{0,3})(?:IX|IV|V?I{0,3})"
 # ``3.2 Setup``, ``3.2. Setup``, ``A.1 Proofs``, ``IV. RESULTS``, ``B. Data``, ``A Proofs``.
 _NUMBERED = re.compile(
@@ -139,6 +140,9 @@ class Styles:
             return False
         if line.size >= self.body + LARGER or (line.bold and line.size >= self.body - 0.5):
             return True
+        if (line.bold or line.font != self.body_font) and line.size >= self.body - SMALLER \
+                and len(line.text) <= HEADING_MAX_CHARS and numbering(line.text) is not None:
+            return True  # REVTeX's ``II. MATH AND EQUATIONS``, bold and a size smaller
         own_font = bool(self.body_font) and line.font != self.body_font
         return line.size >= self.body - 0.5 and len(line.text) <= HEADING_MAX_CHARS and (
             (is_caps(line.text) and (own_font or numbering(line.text) is not None))
@@ -247,10 +251,17 @@ def split_heading(block: Block, styles: Styles) -> tuple[list[Line], list[Line]]
         return _cut(lines, cut)
     if lines and is_back_matter(lines[0].text):
         return lines[:1], lines[1:]  # ``References`` (``References:``) on its own line
+    def heading_line(i: int) -> bool:
+        # A heading's next line in its font and size (REVTeX's ``THE LINE BREAK WAS
+        # FORCED via`` under ``I. FIRST-LEVEL HEADING:``) goes on with it.
+        return styles.is_heading_line(lines[i]) or (
+            i > 0 and lines[i].font == lines[0].font and lines[i].size == lines[0].size
+            and lines[i].bold == lines[0].bold and lines[0].font != styles.body_font)
+
     head = 0
-    while head < len(lines) and head < HEADING_MAX_LINES and styles.is_heading_line(lines[head]):
+    while head < len(lines) and head < HEADING_MAX_LINES and heading_line(head):
         head += 1
-    if head == len(lines) or (head and not styles.is_heading_line(lines[head])):
+    if head == len(lines) or (head and not heading_line(head)):
         text = " ".join(line.text for line in lines[:head])
         # A bold line of body size opening a paragraph is a run-in sentence unless numbered
         # or in capitals.

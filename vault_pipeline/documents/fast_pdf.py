@@ -37,7 +37,9 @@ from dataclasses import replace
 
 from vault_pipeline.documents.fast_headings import HEADING_MAX_LINES as HEADING_LINES
 from vault_pipeline.documents.fast_headings import (
+    LARGER,
     Numbering,
+    Styles,
     body_style,
     document_styles,
     is_affiliation,
@@ -68,10 +70,12 @@ from vault_pipeline.pipeline.lazy import lazy_import
 
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 
-# 5: tables without rules under their captions, appendix and back-matter headings;
+# 6: numbered headings a size smaller and their second lines, drop caps in a heading's
+# block, capitals headings over lowercase text; 5: tables without rules under their
+# captions, appendix and back-matter headings;
 # 4: margin line numbers, first-page banners; 3: furniture, heading signals, captions apart;
 # 2: tables from rules
-FAST_VERSION = "5"
+FAST_VERSION = "6"
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
 SMALLER = 0.5  # points below the body size of small print (footnotes, table cells)
@@ -90,6 +94,9 @@ _CAPTION_LABEL = re.compile(r"^\s*(?:table|tab\.|figure|fig\.)\s*[A-Z]?\d+\s*[.:
 _DANGLING = re.compile(r"\b(?:and|or|the|of|in|to|a|an|with|for|by|on|at|from|as|is|are|"
                        r"that|than|between|into|via)\s*$")
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”]\s*$")
+# What may stand before an outline title where the text sets it: its number (``2.1``,
+# ``IV``, ``A``), with ``Appendix`` or ``Chapter``; not ``Example 0.1:`` before ``Starting``.
+_NUMBER_PREFIX = re.compile(r"(?:appendix|chapter|section|part)?[0-9ivxlc]*[a-z]?")
 DROP_CAP = 1.8  # times the body size: a lone letter this large opens the paragraph beside it
 MOSTLY_FURNITURE = 2 / 3  # of a block's lines: the rest of it goes with them
 
@@ -390,9 +397,24 @@ def without_furniture(pages: list[list[Block]], heights: list[float],
 
 def rejoin_drop_caps(blocks: list[Block], body: float) -> list[Block]:
     """A drop cap (``O`` set large beside ``ver the past ...``) joined to the first line of
-    the block beside it."""
-    caps = [i for i, b in enumerate(blocks) if len(b.lines) == 1 and len(b.lines[0].text) == 1
-            and b.lines[0].text.isalpha() and b.lines[0].size >= body * DROP_CAP]
+    the block beside it; MuPDF may put the letter at the end of the block above it (a
+    heading's, an abstract's)."""
+    def is_cap(line: Line) -> bool:
+        return len(line.text) == 1 and line.text.isalpha() and line.size >= body * DROP_CAP
+
+    split: list[Block] = []
+    for block in blocks:
+        if len(block.lines) > 1 and block.table is None and is_cap(block.lines[-1]):
+            rest, cap = block.lines[:-1], block.lines[-1]
+            split += [Block(lines=rest, bbox=(min(ln.bbox[0] for ln in rest),
+                                              min(ln.bbox[1] for ln in rest),
+                                              max(ln.bbox[2] for ln in rest),
+                                              max(ln.bbox[3] for ln in rest))),
+                      Block(lines=[cap], bbox=cap.bbox)]
+        else:
+            split.append(block)
+    blocks = split
+    caps = [i for i, b in enumerate(blocks) if len(b.lines) == 1 and is_cap(b.lines[0])]
     if not caps:
         return blocks
     gone = set()
@@ -443,15 +465,19 @@ def _continued(rest: list[Line], blocks: list[Block], following: list[int]) -> b
     return bool(after) and after[0].lines[0].text[:1].islower()
 
 
-def _opens_with(title: str, blocks: list[Block]) -> bool:
+def _opens_with(title: str, blocks: list[Block], styles: Styles) -> bool:
     """Whether one of these blocks (the rest of the page from an outline entry's
     destination, which may lie some blocks above its heading) opens with ``title``
-    (numbers aside): the text sets the heading itself."""
+    (numbers aside) set as a heading: the text sets the heading itself (not a code
+    listing's ``1 \\captionof`` under the ``caption`` of a margin heading)."""
     want = normalize_title(title).lstrip("0123456789ivx")
     for block in blocks:
-        if block.table is None and block.lines:
+        if block.table is None and block.lines and want:
             text = normalize_title(" ".join(line.text for line in block.lines[:3]))
-            if want and want in text[:len(want) + 12]:
+            at = text.find(want, 0, len(want) + 12)
+            if at >= 0 and _NUMBER_PREFIX.fullmatch(text[:at]) and (
+                    styles.is_heading_line(block.lines[0])
+                    or normalize_title(block.lines[0].text)[at:] == want):
                 return True
     return False
 
@@ -475,6 +501,7 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
     front_matter = True  # authors and affiliations, before the abstract or first section
     sequence = Numbering()
     titled = False
+    sectioned = False  # a first section (``Introduction``, ``1 ...``) has begun
     for number, (page, blocks) in enumerate(zip(doc, pages, strict=True)):
         front_matter = front_matter and number == 0
         order = reading_order([b.bbox for b in blocks], page.rect.width)
@@ -483,7 +510,7 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
         for position, index in enumerate(read):
             block = blocks[index]
             for level, title in anchors.get((number, index), ()):
-                if not _opens_with(title, [blocks[i] for i in read[position:]]):
+                if not _opens_with(title, [blocks[i] for i in read[position:]], styles):
                     out.append(f"{'#' * min(level + 1, 6)} {title}")
                     open_at = None
                     if normalize_title(title) in ("abstract", "summary"):
@@ -510,18 +537,20 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
                     level = 1
                 outlined = styles.outlined(text) is not None
                 if level is not None and numbering(text) is None and \
+                        max(line.size for line in head) < styles.body + LARGER and \
                         _continued(rest, blocks, read[position + 1:position + 2]):
                     level = None  # a paragraph's first words in the headings' small capitals
                 if level is not None and not outlined and level > 1 and \
                         not sequence.accepts(text):
                     level = None  # ``7 ATLAS and CMS``: a figure's label, out of sequence
                 if level is not None and number == 0 and level > 1 and not outlined and \
-                        is_author_block(Block(head, block.bbox)):
-                    level = None
+                        not sectioned and is_author_block(Block(head, block.bbox)):
+                    level = None  # (after the first section, ``FIRST MAIN TOPIC`` is one)
                 key = normalize_title(text)
                 if level is not None and (key in ("abstract", "summary", "introduction")
                                           or numbering(text) is not None):
                     front_matter = False
+                    sectioned = sectioned or key not in ("abstract", "summary")
                 if level is None or (front_matter and level > 1 and not outlined):
                     rest = head + rest
                 elif level == 1 and out and out[-1].startswith("# "):

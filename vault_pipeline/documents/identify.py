@@ -62,6 +62,21 @@ def page_openings(text: str) -> set[str]:
             if (key := title_key(" ".join(words[i:i + n])))}
 
 
+def page_names(text: str) -> set[str]:
+    """The keys of every run of one to three words on a page, one of which a surname must
+    open (``Krishnan`` is not in ``Radhakrishnan``; ``van der Berg`` is three words; a
+    mark may follow: ``Krishnana,c,∗,1``)."""
+    words = text.split()
+    return {key for i in range(len(words)) for n in (1, 2, 3)
+            if (key := title_key(" ".join(words[i:i + n])))}
+
+
+def named(author: str, names: set[str]) -> bool:
+    """Whether the author's surname opens one of a page's ``names`` (page_names)."""
+    family = surname(author)
+    return bool(family) and any(name.startswith(family) for name in names)
+
+
 def surname(author: str) -> str:
     """The family name of ``Jane Q. Doe`` or ``Doe, Jane``, for matching."""
     name = author.split(",")[0] if "," in author else (author.split() or [""])[-1]
@@ -207,12 +222,12 @@ class Catalog:
                 pass
         if clues.doi and clues.doi in self.by_doi:
             return Match(self.by_doi[clues.doi], None, None, BY_DOI)
-        page = title_key(clues.text)
+        names = page_names(clues.text)
         for key in self._title_candidates(clues):
             for table, method in ((self.by_title, BY_TITLE),
                                   (self.forum_by_title, BY_SUBMISSION)):
                 hits = [ident for ident, authors in table.get(key, ())
-                        if not authors or surname(authors[0]) in page]
+                        if not authors or named(authors[0], names)]
                 if len(hits) == 1:
                     if method == BY_TITLE:
                         return Match(hits[0], None, None, method)
