@@ -60,6 +60,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On an xdist worker with ``--dist loadgroup``, every test must carry its group in its
+    id (``...@demo``), as pytest-xdist writes it: if a pytest release stops reading that,
+    the groups above are silently ignored and the suite does its slowest work twice."""
+    if getattr(session.config.option, "loadgroup", False):
+        ungrouped = [item.nodeid for item in session.items if "@" not in item.nodeid]
+        if ungrouped:
+            raise pytest.UsageError(
+                f"--dist loadgroup has no effect with pytest {pytest.__version__} (e.g. "
+                f"{ungrouped[0]} carries no group): install the pytest the dev extra pins")
+
+
 @dataclass(frozen=True)
 class DemoRun:
     """The vault `vault demo` built, with what the command printed and its exit code."""
