@@ -28,7 +28,10 @@ Per converter and split it prints:
   paper's number of table captions);
 - coverage: token recall of PyMuPDF's plain text (doc_quality.token_recall), and of its
   words alone (line and page numbers, all digits, are the furniture a cleaning converter
-  drops on purpose);
+  drops on purpose); and, where the package ships the paper's LaTeX source beside it, of
+  the words of that source's body (through the vault's own LaTeX path, from the first
+  section on, mathematics and macros left out, pooled over the papers) beside PyMuPDF's
+  plain text: a measure of body text that no furniture rule of the fast path decides;
 - identification by content: the first page's clues (identify.py) matched against a
   catalogue of every paper's id, title and first author; the method used;
 - pages per CPU second of this process (``time.process_time``), and the fast path's speed-up.
@@ -48,6 +51,7 @@ papers in ``../shared/fixtures/pdfs``, which the fast path was first built on, f
 from __future__ import annotations
 
 import argparse
+import gzip
 import io
 import json
 import re
@@ -67,6 +71,7 @@ from scipy.stats import binomtest
 from vault_pipeline.documents.cleaning import clean_document
 from vault_pipeline.documents.fast_pdf import render_document
 from vault_pipeline.documents.identify import Catalog, content_clues
+from vault_pipeline.documents.latex import latex_to_markdown
 from vault_pipeline.documents.pdf import ALL, PdfLimits, pdf_to_markdown
 
 DATA = Path(__file__).parent / "data" / "pdf_styles" / "papers.json"
@@ -156,6 +161,90 @@ def fetch(cache: Path, papers: list[dict], sources: dict[str, dict]) -> dict[str
     return out
 
 
+def fetch_sources(cache: Path, papers: list[dict], sources: dict[str, dict]
+                  ) -> dict[str, Path | None]:
+    """Each paper's LaTeX source where its package ships one beside the PDF (``name.tex``
+    or ``name.tex.gz``), cached as plain text; None where there is none (a ``.none`` file
+    remembers that)."""
+    out: dict[str, Path | None] = {}
+    for paper in papers:
+        if "package" not in paper:
+            out[paper["file"]] = None
+            continue
+        target = cache / "sources" / paper["package"] / Path(paper["file"]).with_suffix(".tex")
+        if not target.exists() and not target.with_suffix(".none").exists():
+            stem = paper["file"][:-len(".pdf")]
+            found = _member_any(paper["package"], sources[paper["package"]],
+                                [f"{stem}.tex", f"{stem}.tex.gz"], cache)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if found is None:
+                target.with_suffix(".none").write_text("")
+            else:
+                target.write_bytes(found)
+        out[paper["file"]] = target if target.exists() else None
+    return out
+
+
+def _member_any(package: str, source: dict, names: list[str], cache: Path) -> bytes | None:
+    """The first of ``names`` the package holds (gunzipped), or None."""
+    prefix = ("./" if source["source"] == "debian" else "") + source["under"]
+    if source["source"] == "debian":
+        listing = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(_deb(cache, package))],
+                                 check=True, capture_output=True).stdout
+        opened = {"fileobj": io.BytesIO(listing)}
+    else:
+        opened = {"name": _sdist(cache, package)}
+    with tarfile.open(**opened) as archive:
+        for name in names:
+            try:
+                data = archive.extractfile(prefix + name)
+            except KeyError:
+                continue
+            if data is not None:
+                raw = data.read()
+                return gzip.decompress(raw) if name.endswith(".gz") else raw
+    return None
+
+
+_DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.DOTALL)
+_INLINE_MATH = re.compile(r"\$[^$\n]*\$")
+_MACRO = re.compile(r"\\[A-Za-z]+")  # a macro the path kept as it is
+
+
+def latex_body(source: Path | None) -> str | None:
+    """The cleaned body of a LaTeX source through the vault's own LaTeX path, from its first
+    section on; None where there is no source or the path cannot read it (said on
+    stderr)."""
+    if source is None:
+        return None
+    try:
+        markdown = latex_to_markdown(source.read_text(errors="replace"))
+        # From its first section (or abstract) on: the title, authors and affiliations
+        # above it are front matter, not body.
+        first = re.search(r"^## ", markdown, flags=re.MULTILINE)
+        body = body_of(markdown[first.start():] if first else markdown)
+        # Mathematics stays LaTeX in that path (``\\frac``, ``\\mathbf``), words no PDF holds.
+        return _MACRO.sub(" ", _INLINE_MATH.sub(" ", _DISPLAY_MATH.sub(" ", body)))
+    except Exception as exc:  # noqa: BLE001 - pylatexenc fails in many types on odd macros
+        print(f"  ({source.name}: the LaTeX path cannot read it: {type(exc).__name__})",
+              file=sys.stderr)
+        return None
+
+
+def word_hits(output: str, reference: str) -> list[int]:
+    """[words of ``reference`` found in ``output`` (with multiplicity), its words]: letters
+    only, as doc_quality.token_recall's ``words_only``."""
+    have = Counter(q.tokens(output))
+    want = Counter(t for t in q.tokens(reference) if not t.isdigit())
+    return [sum(min(n, have[t]) for t, n in want.items()), sum(want.values())]
+
+
+def body_of(markdown: str) -> str:
+    """The cleaned body (front matter, references and appendix cut) that coverage of the
+    LaTeX source compares."""
+    return clean_document(markdown, max_chars=10**9).text
+
+
 @dataclass
 class Tally:
     """One converter's counts over a split."""
@@ -163,6 +252,10 @@ class Tally:
     pages: int = 0
     cpu: float = 0.0
     headings: list[int] = field(default_factory=lambda: [0, 0])
+    # Words of the LaTeX source's body found (pooled over papers), and PyMuPDF's the same.
+    source_words: list[int] = field(default_factory=lambda: [0, 0])
+    plain_source_words: list[int] = field(default_factory=lambda: [0, 0])
+    sources: int = 0
     captions: list[int] = field(default_factory=lambda: [0, 0])
     tables: list[int] = field(default_factory=lambda: [0, 0])
     boilerplate: Counter = field(default_factory=Counter)
@@ -179,6 +272,11 @@ class Tally:
         self.boilerplate.update(other.boilerplate)
         self.coverage += other.coverage
         self.word_coverage += other.word_coverage
+        for name in ("source_words", "plain_source_words"):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            mine[0] += theirs[0]
+            mine[1] += theirs[1]
+        self.sources += other.sources
 
 
 def boilerplate(body: str) -> Counter:
@@ -215,7 +313,7 @@ def tables_in(markdown: str) -> int:
 
 
 def measure(doc: pymupdf.Document, data: bytes, convert: Callable[[bytes], str],
-            expected: list[str]) -> tuple[Tally, str]:
+            expected: list[str], source_body: str | None = None) -> tuple[Tally, str]:
     started = time.process_time()
     markdown = convert(data)
     tally = Tally(pages=doc.page_count, cpu=time.process_time() - started)
@@ -234,6 +332,10 @@ def measure(doc: pymupdf.Document, data: bytes, convert: Callable[[bytes], str],
     plain = "\n".join(page.get_text() for page in doc)
     tally.coverage = [q.token_recall(markdown, plain)]
     tally.word_coverage = [q.token_recall(markdown, plain, words_only=True)]
+    if source_body:  # the words of the LaTeX source's body, which no furniture rule decides
+        tally.source_words = word_hits(cleaned.text, source_body)
+        tally.plain_source_words = word_hits(body_of(plain), source_body)
+        tally.sources = 1
     return tally, markdown
 
 
@@ -268,9 +370,11 @@ def main() -> None:
     spec = json.loads(DATA.read_text())
     papers = [p for p in spec["papers"] if args.split in ("all", p["split"])]
     files = fetch(args.cache, papers, spec["sources"])
+    tex = fetch_sources(args.cache, papers, spec["sources"])
     for path in sorted(args.extra.glob("*.pdf")) if args.extra else ():
         papers.append({"file": path.name, "split": "extra", "id": None})
         files[path.name] = path
+        tex[path.name] = None
     # One entry a paper: a paper set in two layouts (elsarticle's 1p and 5p) is one paper.
     catalog = Catalog.build({p["id"]: (p["id"], None, p["title"], [p["first_author"]])
                              for p in spec["papers"]}.values())
@@ -283,9 +387,10 @@ def main() -> None:
         data = files[paper["file"]].read_bytes()
         with pymupdf.open(stream=data) as doc:
             expected = paper.get("headings") or q.outline_titles(doc)
+            source_body = latex_body(tex[paper["file"]])
             cells = []
             for name, convert in converters.items():
-                tally, _markdown = measure(doc, data, convert, expected)
+                tally, _markdown = measure(doc, data, convert, expected, source_body)
                 totals.setdefault((paper["split"], name), Tally()).add(tally)
                 left = sum(tally.boilerplate.values())
                 cells.append(f"{tally.headings[0]:>3}/{tally.headings[1]:<3} "
@@ -324,12 +429,28 @@ def main() -> None:
                   f"(min {min(t.coverage):.3f}), of words {mean_words:.3f} "
                   f"(min {min(t.word_coverage):.3f}); {speeds[name]:.1f} pages/CPU-s; "
                   f"boilerplate left: {sum(t.boilerplate.values())} ({kinds})")
+        for name, t in rows:
+            if t.sources:
+                (hit, total), (plain_hit, _) = t.source_words, t.plain_source_words
+                print(f"{name:<22} words of the LaTeX sources' bodies ({t.sources} papers, "
+                      f"{total:,} words): {hit / total:.3f}; PyMuPDF's plain text "
+                      f"{plain_hit / total:.3f}")
         if len(speeds) == 2:
             fast_speed, anchor = speeds["fast"], speeds["pymupdf4llm (layout)"]
             print(f"fast path speed-up over pymupdf4llm default: {fast_speed / anchor:.1f}x")
         if split in identified:
             print(f"identified by content: {rate(*identified[split])}")
     print(f"identification methods: {dict(methods)}")
+    for name in converters:
+        pooled = Tally()
+        for (_split, converter), tally in totals.items():
+            if converter == name:
+                pooled.add(tally)
+        if pooled.sources:
+            (hit, total), (plain_hit, _) = pooled.source_words, pooled.plain_source_words
+            print(f"all sets, {name}: words of the LaTeX sources' bodies ({pooled.sources} "
+                  f"papers, {total:,} words) {hit / total:.3f}; PyMuPDF's plain text "
+                  f"{plain_hit / total:.3f}")
 
 
 if __name__ == "__main__":
