@@ -411,3 +411,32 @@ def test_an_outline_heading_is_kept_where_only_a_code_line_opens_with_its_title(
     titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
               if line.startswith("#")]
     assert "## caption" in titles, titles
+
+
+def test_a_contents_page_and_an_option_named_like_a_section_are_no_headings() -> None:
+    """The contents page lists ``3 Conclusion`` (which the outline puts two pages on), and an
+    option list names ``bibliography`` before the section ``2 Bibliography``: neither is a
+    heading there, so the body is not cut at a conclusion or a bibliography too early."""
+    doc = pymupdf.open()
+    first = doc.new_page()
+    first.insert_text((72, 80), "Contents", fontsize=14, fontname="hebo")
+    first.insert_text((72, 110), "1 Introduction", fontsize=10, fontname="hebo")
+    first.insert_text((72, 140), "3 Conclusion", fontsize=10, fontname="hebo")
+    first.insert_text((72, 180), "1 Introduction", fontsize=14, fontname="hebo")
+    y = _body(first, 200)
+    first.insert_text((72, y), "bibliography", fontsize=10, fontname="hebo")
+    _body(first, y + 14, 2, "The option keeps the bibliography package from being loaded.")
+    second = doc.new_page()
+    second.insert_text((72, 80), "2 Bibliography", fontsize=14, fontname="hebo")
+    _body(second, 100)
+    third = doc.new_page()
+    third.insert_text((72, 80), "3 Conclusion", fontsize=14, fontname="hebo")
+    _body(third, 100, 3, "We conclude the documentation of the package here.")
+    doc.set_toc([[1, "Contents", 1], [1, "1 Introduction", 1], [1, "2 Bibliography", 2],
+                 [1, "3 Conclusion", 3]])
+    markdown = pdf_to_markdown_fast(doc.tobytes()).markdown
+    titles = [line for line in markdown.split("\n") if line.startswith("#")]
+    assert titles.count("## 3 Conclusion") == 1 and titles.index("## 3 Conclusion") > \
+        titles.index("## 2 Bibliography"), titles
+    assert not any(t.endswith(" bibliography") for t in titles), titles
+    assert "keeps the bibliography package" in clean_document(markdown).text

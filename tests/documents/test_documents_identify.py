@@ -219,3 +219,11 @@ def test_a_first_author_is_matched_by_a_whole_name_not_a_part_of_one() -> None:
     assert first is not None and first.arxiv_id == "one"
     second = catalog.identify(Clues(title=title, text="Sir J.K. Krishnana,c,∗,1 (Researcher)"))
     assert second is not None and second.arxiv_id == "two"
+
+
+def test_a_title_set_with_texs_dotless_i_under_an_accent_matches() -> None:
+    """TeX sets ``art\\'{\\i}culo`` as a dotless ``ı`` and a spacing accent: ``art´ıculo``."""
+    title = "Un ejemplo de cómo escribir un artículo"
+    assert title_key("Un ejemplo de c´omo escribir un art´ıculo") == title_key(title)
+    frame = pl.DataFrame({"t": ["art´ıculo"]})
+    assert frame.select(title_key_expr("t")).item() == title_key("artículo")

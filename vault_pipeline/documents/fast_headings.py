@@ -94,8 +94,10 @@ def _wordy(text: str) -> bool:
 
 def is_back_matter(text: str) -> bool:
     """``References`` or ``Acknowledgements:`` on a line of its own, not a sentence naming
-    them: a heading in any style, so the list under it is split off."""
-    return len(text) <= BACK_MATTER_CHARS and normalize_title(text) in _BACK_MATTER
+    them: a heading in any style, so the list under it is split off; capitalised (a
+    description list's ``bibliography`` option or ``\\bibliography`` is no heading)."""
+    return len(text) <= BACK_MATTER_CHARS and text.lstrip()[:1].isupper() and \
+        normalize_title(text) in _BACK_MATTER
 
 
 def is_caps(text: str) -> bool:
@@ -114,6 +116,16 @@ class Styles:
     outline: dict[str, int]  # normalised outline title -> level (1 = top)
     body_font: str = ""
     bare: dict[str, int] = field(default_factory=dict)  # outline keys without numbers
+    # normalised outline title -> the first page (0-based) an entry of it points to
+    pages: dict[str, int] = field(default_factory=dict)
+
+    def listed_later(self, text: str, page: int) -> bool:
+        """Whether the outline puts this heading on a later page: here it is an entry of
+        the table of contents (``3 Conclusion`` on the contents page) or a word that only
+        spells a later section's title (an option ``bibliography`` before ``2.5
+        Bibliography``), not the heading."""
+        key = normalize_title(text)
+        return self.pages.get(key, self.pages.get(_bare(key), -1)) > page
 
     def outlined(self, text: str) -> int | None:
         """The outline level of a heading text, matched with or without its number, its
@@ -162,8 +174,8 @@ class Styles:
         if not any(ch.isalpha() for ch in text) or text.endswith(("-", ",")) or "@" in text \
                 or (_SENTENCE_END.search(text) and not number) or len(text) > HEADING_MAX_CHARS:
             return None
-        if self.outline and not number and normalize_title(text) not in _ABSTRACT_KEYS | \
-                _BACK_MATTER:
+        if self.outline and not number and normalize_title(text) not in _ABSTRACT_KEYS and \
+                not is_back_matter(text):
             return None  # the outline lists the unnumbered headings there are
         if number:
             if number[1].rstrip().endswith("."):
@@ -188,8 +200,13 @@ def body_style(pages: Sequence[Sequence[Block]]) -> tuple[float, str]:
 def document_styles(toc: Sequence[Sequence], pages: Sequence[Sequence[Block]]) -> Styles:
     """The styles of a document from its outline (``doc.get_toc()``) and its pages."""
     outline: dict[str, int] = {}
-    for level, title, *_ in toc:
-        outline.setdefault(normalize_title(title), level)
+    listed: dict[str, int] = {}
+    for level, title, page, *_ in toc:
+        key = normalize_title(title)
+        outline.setdefault(key, level)
+        if page >= 1:
+            for listed_as in (key, _bare(key)):  # ``2.5 Bibliography`` or ``Bibliography``
+                listed[listed_as] = min(page - 1, listed.get(listed_as, page))
     outline.pop("", None)
     first = [line.size for block in pages[0] for line in block.lines
              if line.horizontal] if pages else []
@@ -198,7 +215,7 @@ def document_styles(toc: Sequence[Sequence], pages: Sequence[Sequence[Block]]) -
     for key, level in outline.items():
         bare.setdefault(_bare(key), level)
     return Styles(body=body, title=max(first, default=0.0), outline=outline, body_font=font,
-                  bare=bare)
+                  bare=bare, pages=listed)
 
 
 def _outline_run_in(line: Line, styles: Styles) -> tuple[str, str] | None:

@@ -70,12 +70,13 @@ from vault_pipeline.pipeline.lazy import lazy_import
 
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 
-# 6: numbered headings a size smaller and their second lines, drop caps in a heading's
-# block, capitals headings over lowercase text; 5: tables without rules under their
-# captions, appendix and back-matter headings;
-# 4: margin line numbers, first-page banners; 3: furniture, heading signals, captions apart;
-# 2: tables from rules
-FAST_VERSION = "6"
+# 7: contents-page entries and words spelling a later section's title are no headings,
+# back-matter headings capitalised; 6: numbered headings a size smaller and their second
+# lines, drop caps in a heading's block, capitals headings over lowercase text; 5: tables
+# without rules under their captions, appendix and back-matter headings; 4: margin line
+# numbers, first-page banners; 3: furniture, heading signals, captions apart; 2: tables
+# from rules
+FAST_VERSION = "7"
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
 SMALLER = 0.5  # points below the body size of small print (footnotes, table cells)
@@ -536,6 +537,8 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
                         len(text) >= 15 and normalize_title(text) not in ("abstract",):
                     level = 1
                 outlined = styles.outlined(text) is not None
+                if level is not None and outlined and styles.listed_later(text, number):
+                    level = None  # a contents page's entry
                 if level is not None and numbering(text) is None and \
                         max(line.size for line in head) < styles.body + LARGER and \
                         _continued(rest, blocks, read[position + 1:position + 2]):

@@ -35,15 +35,20 @@ RAISED = 0.15  # of a line's size: how far above its baseline a mark's baseline 
 
 
 def title_key(text: str) -> str:
-    """A title for matching: accents, case, spacing and punctuation aside."""
+    """A title for matching: accents, case, spacing and punctuation aside (and TeX's
+    dotless ``ı`` under an accent, ``art\u00b4\u0131culo``, read as ``i``)."""
     text = unicodedata.normalize("NFKD", text)
-    return "".join(ch for ch in text.lower() if ch.isalnum())
+    return "".join(ch for ch in text.lower() if ch.isalnum()).replace("\u0131", "i")
 
 
 def title_key_expr(column: str) -> pl.Expr:
     """``title_key`` as a Polars expression, to filter a table by the keys wanted."""
-    return pl.col(column).str.normalize("NFKD").str.to_lowercase() \
-        .str.replace_all(r"[^\p{L}\p{N}]", "")
+    return _key_of(pl.col(column))
+
+
+def _key_of(text: pl.Expr) -> pl.Expr:
+    return text.str.normalize("NFKD").str.to_lowercase() \
+        .str.replace_all(r"[^\p{L}\p{N}]", "").str.replace_all("\u0131", "i", literal=True)
 
 
 def opening_key_expr(column: str) -> pl.Expr:
@@ -51,7 +56,7 @@ def opening_key_expr(column: str) -> pl.Expr:
     ``Catalog.by_opening`` is keyed by), to load only the titles a page may hold."""
     words = pl.col(column).str.replace_all(r"\s+", " ").str.strip_chars().str.split(" ")
     opening = words.list.head(OPENING_WORDS).list.join(" ")
-    return opening.str.normalize("NFKD").str.to_lowercase().str.replace_all(r"[^\p{L}\p{N}]", "")
+    return _key_of(opening)
 
 
 def page_openings(text: str) -> set[str]:
