@@ -160,3 +160,12 @@ def test_references_with_a_colon_over_its_first_entry_is_a_heading() -> None:
     head, rest = split_heading(Block(lines, lines[0].bbox), STYLES)
     assert [h.text for h in head] == ["References:"] and len(rest) == 1
     assert STYLES.level("References:", 10.0, False) == 3
+
+
+def test_a_macro_written_out_is_no_heading_even_where_the_outline_names_its_word() -> None:
+    """A manual's ``\\bibliography`` line under ``2.5 Bibliography``: not a second heading,
+    which would cut the section's text off as a reference list."""
+    styles = Styles(body=10.0, title=16.0, outline={"25bibliography": 2}, body_font=BODY,
+                    bare={"bibliography": 2})
+    assert styles.level("\\bibliography", 10.0, False) is None
+    assert styles.level("2.5 Bibliography", 12.0, False) == 3

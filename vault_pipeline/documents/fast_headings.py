@@ -162,6 +162,8 @@ class Styles:
 
     def level(self, text: str, size: float, first_page: bool) -> int | None:
         """The Markdown level of a heading with this text, or None if it is not one."""
+        if text.startswith("\\"):
+            return None  # ``\\bibliography`` in a manual: a macro written out, not a title
         outlined = self.outlined(text)
         if outlined is not None:
             return min(outlined + 1, 6)
