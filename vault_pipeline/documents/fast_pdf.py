@@ -70,13 +70,13 @@ from vault_pipeline.pipeline.lazy import lazy_import
 
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 
-# 7: contents-page entries and words spelling a later section's title are no headings,
-# back-matter headings capitalised; 6: numbered headings a size smaller and their second
-# lines, drop caps in a heading's block, capitals headings over lowercase text; 5: tables
-# without rules under their captions, appendix and back-matter headings; 4: margin line
-# numbers, first-page banners; 3: furniture, heading signals, captions apart; 2: tables
-# from rules
-FAST_VERSION = "7"
+# 8: a macro written out is no heading; 7: contents-page entries and words spelling a
+# later section's title are no headings, back-matter headings capitalised; 6: numbered
+# headings a size smaller and their second lines, drop caps in a heading's block, capitals
+# headings over lowercase text; 5: tables without rules under their captions, appendix and
+# back-matter headings; 4: margin line numbers, first-page banners; 3: furniture, heading
+# signals, captions apart; 2: tables from rules
+FAST_VERSION = "8"
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
 SMALLER = 0.5  # points below the body size of small print (footnotes, table cells)
