@@ -440,3 +440,20 @@ def test_a_contents_page_and_an_option_named_like_a_section_are_no_headings() ->
         titles.index("## 2 Bibliography"), titles
     assert not any(t.endswith(" bibliography") for t in titles), titles
     assert "keeps the bibliography package" in clean_document(markdown).text
+
+
+def test_a_headings_last_word_set_as_a_block_of_its_own_stays_in_it() -> None:
+    """REVTeX centres ``IV. FLOATS: FIGURES, TABLES, VIDEOS,`` over ``ETC.``, which MuPDF
+    reads as a block of its own: the heading is both lines, a capitals ``ETC.`` no item."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "A Title of the Paper Here", fontsize=18)
+    page.insert_text((72, 100), "I. INTRODUCTION", fontsize=9, fontname="hebo")
+    y = _body(page, 120)
+    page.insert_text((72, y), "II. FLOATS: FIGURES, TABLES, VIDEOS,", fontsize=9,
+                     fontname="hebo")
+    page.insert_text((150, y + 11), "ETC.", fontsize=9, fontname="hebo")
+    _body(page, y + 30)
+    titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
+              if line.startswith("#")]
+    assert any(t.endswith("II. FLOATS: FIGURES, TABLES, VIDEOS, ETC.") for t in titles), titles

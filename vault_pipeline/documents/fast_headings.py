@@ -180,8 +180,8 @@ class Styles:
                 not is_back_matter(text):
             return None  # the outline lists the unnumbered headings there are
         if number:
-            if number[1].rstrip().endswith("."):
-                return None  # ``1. We propose ...``: an item, not a heading
+            if number[1].rstrip().endswith(".") and not is_caps(number[1]):
+                return None  # ``1. We propose ...``: an item, not a heading (``ETC.`` is)
             return min(number[0] + 1, 6)
         return 2 if size >= self.body + LARGER or is_caps(text) else 3
 

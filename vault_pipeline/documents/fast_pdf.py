@@ -70,13 +70,14 @@ from vault_pipeline.pipeline.lazy import lazy_import
 
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 
-# 8: a macro written out is no heading; 7: contents-page entries and words spelling a
+# 9: a heading's last words set as a block of their own; 8: a macro written out is no
+# heading; 7: contents-page entries and words spelling a
 # later section's title are no headings, back-matter headings capitalised; 6: numbered
 # headings a size smaller and their second lines, drop caps in a heading's block, capitals
 # headings over lowercase text; 5: tables without rules under their captions, appendix and
 # back-matter headings; 4: margin line numbers, first-page banners; 3: furniture, heading
 # signals, captions apart; 2: tables from rules
-FAST_VERSION = "8"
+FAST_VERSION = "9"
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
 SMALLER = 0.5  # points below the body size of small print (footnotes, table cells)
@@ -456,6 +457,21 @@ def outline_anchors(doc: pymupdf.Document, pages: list[list[Block]]
     return anchors
 
 
+def _heading_tail(head: list[Line], following: Block) -> Line | None:
+    """The last line of a heading that MuPDF set as a block of its own (REVTeX's centred
+    ``IV. FLOATS: FIGURES, TABLES, VIDEOS,`` over ``ETC.``): one short line in the
+    heading's font, size and weight, after a heading line that ends mid-phrase."""
+    last = head[-1]
+    if not last.text.rstrip().endswith((",", "-", ":")) or following.table is not None or \
+            len(following.lines) != 1:
+        return None
+    line = following.lines[0]
+    same = (line.font, line.size, line.bold) == (last.font, last.size, last.bold)
+    height = max(last.bbox[3] - last.bbox[1], 1.0)  # (a line's box may overlap the next's)
+    near = -0.5 * height <= line.bbox[1] - last.bbox[3] <= 1.5 * height
+    return line if same and near and len(line.text) <= 40 else None
+
+
 def _continued(rest: list[Line], blocks: list[Block], following: list[int]) -> bool:
     """Whether the text after a heading candidate opens in lowercase, a sentence going on
     (jmlr sets a section's first words in the heading's small capitals: ``Floats, such as
@@ -508,7 +524,11 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
         order = reading_order([b.bbox for b in blocks], page.rect.width)
         small = footnotes(blocks, styles.body)
         read = [i for i in order if i not in small] + [i for i in order if i in small]
+        place = {block: k for k, block in enumerate(order)}
+        taken: set[int] = set()  # blocks already read into a heading before them
         for position, index in enumerate(read):
+            if index in taken:
+                continue
             block = blocks[index]
             for level, title in anchors.get((number, index), ()):
                 if not _opens_with(title, [blocks[i] for i in read[position:]], styles):
@@ -530,6 +550,12 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
                 head, rest = block.lines, []  # a title in capitals, in the body's font
             else:
                 head, rest = split_heading(block, styles)
+            following = place[index] + 1  # in reading order, small print included
+            if head and not rest and following < len(order):
+                after = _heading_tail(head, blocks[order[following]])
+                if after is not None:
+                    head = [*head, after]
+                    taken.add(order[following])
             if head:
                 text = join_lines([line.text for line in head])
                 level = styles.level(text, max(line.size for line in head), number == 0)
