@@ -39,6 +39,14 @@ class Block:
     bbox: tuple[float, float, float, float]
     table: str | None = None  # Markdown of a table found here instead of lines
 
+    @classmethod
+    def of(cls, lines: list[Line]) -> Block:
+        """A block of some lines of another, its box theirs."""
+        return cls(lines=lines, bbox=(min(ln.bbox[0] for ln in lines),
+                                      min(ln.bbox[1] for ln in lines),
+                                      max(ln.bbox[2] for ln in lines),
+                                      max(ln.bbox[3] for ln in lines)))
+
 
 def normalize_title(text: str) -> str:
     """A heading's text for matching against the outline: letters and digits only."""

@@ -71,12 +71,12 @@ from vault_pipeline.pipeline.lazy import lazy_import
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 
 # 9: a heading's last words set as a block of their own; 8: a macro written out is no
-# heading; 7: contents-page entries and words spelling a
-# later section's title are no headings, back-matter headings capitalised; 6: numbered
-# headings a size smaller and their second lines, drop caps in a heading's block, capitals
-# headings over lowercase text; 5: tables without rules under their captions, appendix and
-# back-matter headings; 4: margin line numbers, first-page banners; 3: furniture, heading
-# signals, captions apart; 2: tables from rules
+# heading; 7: contents-page entries and words spelling a later section's title are no
+# headings, back-matter headings capitalised; 6: numbered headings a size smaller and their
+# second lines, drop caps in a heading's block, capitals headings over lowercase text; 5:
+# tables without rules under their captions, appendix and back-matter headings; 4: margin
+# line numbers, first-page banners; 3: furniture, heading signals, captions apart; 2: tables
+# from rules
 FAST_VERSION = "9"
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
@@ -332,10 +332,7 @@ def with_tables(page: pymupdf.Page, blocks: list[Block], captions: bool = True) 
         if block.table is not None or len(rest) == len(block.lines):
             kept.append(block)
         elif rest:
-            kept.append(Block(lines=rest, bbox=(min(ln.bbox[0] for ln in rest),
-                                                min(ln.bbox[1] for ln in rest),
-                                                max(ln.bbox[2] for ln in rest),
-                                                max(ln.bbox[3] for ln in rest))))
+            kept.append(Block.of(rest))
     return kept + [Block(lines=[], bbox=tuple(area), table=markdown) for area, markdown in found]
 
 
@@ -408,11 +405,7 @@ def rejoin_drop_caps(blocks: list[Block], body: float) -> list[Block]:
     for block in blocks:
         if len(block.lines) > 1 and block.table is None and is_cap(block.lines[-1]):
             rest, cap = block.lines[:-1], block.lines[-1]
-            split += [Block(lines=rest, bbox=(min(ln.bbox[0] for ln in rest),
-                                              min(ln.bbox[1] for ln in rest),
-                                              max(ln.bbox[2] for ln in rest),
-                                              max(ln.bbox[3] for ln in rest))),
-                      Block(lines=[cap], bbox=cap.bbox)]
+            split += [Block.of(rest), Block.of([cap])]
         else:
             split.append(block)
     blocks = split

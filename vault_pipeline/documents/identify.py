@@ -59,21 +59,23 @@ def opening_key_expr(column: str) -> pl.Expr:
     return _key_of(opening)
 
 
+def word_runs(words: list[str], longest: int) -> set[str]:
+    """The keys of every run of one to ``longest`` consecutive words."""
+    return {key for i in range(len(words)) for n in range(1, longest + 1)
+            if (key := title_key(" ".join(words[i:i + n])))}
+
+
 def page_openings(text: str) -> set[str]:
     """The keys of every run of one to ``OPENING_WORDS`` words opening a first page's
     ``PAGE_WORDS`` words: a known title written there opens with one of them."""
-    words = text.split()[:PAGE_WORDS]
-    return {key for i in range(len(words)) for n in range(1, OPENING_WORDS + 1)
-            if (key := title_key(" ".join(words[i:i + n])))}
+    return word_runs(text.split()[:PAGE_WORDS], OPENING_WORDS)
 
 
 def page_names(text: str) -> set[str]:
     """The keys of every run of one to three words on a page, one of which a surname must
     open (``Krishnan`` is not in ``Radhakrishnan``; ``van der Berg`` is three words; a
     mark may follow: ``Krishnana,c,∗,1``)."""
-    words = text.split()
-    return {key for i in range(len(words)) for n in (1, 2, 3)
-            if (key := title_key(" ".join(words[i:i + n])))}
+    return word_runs(text.split(), 3)
 
 
 def named(author: str, names: set[str]) -> bool:
