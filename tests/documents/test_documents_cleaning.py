@@ -212,3 +212,13 @@ def test_a_numeric_marker_opening_a_line_is_console_output_not_a_citation() -> N
     cleaned = clean_document("# T\n\n## 1 Intro\n\nR> frequency(z)\n\n[1] 4\n\n"
                              "As shown [3], it holds.\n\n[5] proposed it first.\n")
     assert "[1] 4" in cleaned.text and "[3]" not in cleaned.text and "[5]" not in cleaned.text
+
+
+def test_a_subsection_named_bibliography_is_no_reference_list() -> None:
+    """A manual's ``2.5 Bibliography`` says how its class cites: body, as the section after
+    it; a section ``7 References`` (or ``VII. REFERENCES``) starts the list."""
+    parts = split_parts("## 2 Macros\n\nText.\n\n### 2.5 Bibliography\n\nThe biblatex package "
+                        "is loaded.\n\n## 3 Conclusion\n\nDone.\n\n## 7 References\n\n[1] A.")
+    assert "biblatex package" in parts["body"] and "Done." in parts["body"]
+    assert "[1] A." in parts["references"]
+    assert "[1] B." in split_parts("## VII. REFERENCES\n\n[1] B.")["references"]

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from vault_pipeline.documents.furniture import is_noise, strip_stamps
 from vault_pipeline.llm.sections import heading_kind
 
-# 6: captions set after the references kept in the body, console output's [1] kept;
+# 7: a numbered subsection named Bibliography is no reference list; 6: captions set after
+# the references kept in the body, console output's [1] kept;
 # 5: a late related-work section kept past the cut; 4: captions kept, marked; 3: TeX's
 # spacing accents composed
-CLEANING_VERSION = "6"
+CLEANING_VERSION = "7"
 DEFAULT_MAX_CHARS = 30_000
 
 LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl",
@@ -39,10 +40,11 @@ _CEDILLA_AFTER = re.compile("([CcSsTt])\\s?¸")
 # A heading: Markdown `#`s, or a line that is bold and nothing else (pymupdf4llm without its
 # layout model marks headings that way).
 _HEADING = re.compile(r"^(?:#{1,6}\s+(?P<md>.+?)|\*\*(?P<bold>[^*]{1,150})\*\*)\s*$")
-_SECTION_NUMBER = r"(?:(?:\d+|[IVX]+|[A-Z])(?:\.\d+)*\.?\s+)?"
+# A reference list is a section of its own: ``7 References``, ``VII. REFERENCES``; not a
+# subsection ``2.5 Bibliography`` of a text about bibliographies.
 _REFERENCES = re.compile(
-    rf"^{_SECTION_NUMBER}(?:references?|bibliography|literature cited|works cited|"
-    r"cited literature)\s*:?$", re.IGNORECASE)
+    r"^(?:(?:\d+|[IVX]+|[A-Z])\.?\s+)?(?:references?|bibliography|literature cited|"
+    r"works cited|cited literature)\s*:?$", re.IGNORECASE)
 _APPENDIX = re.compile(
     r"^(?:appendix|appendices|supplementary(?:\s+materials?)?|supplemental\s+material|"
     r"technical appendix)\b", re.IGNORECASE)
