@@ -210,6 +210,7 @@ def _member_any(package: str, source: dict, names: list[str], cache: Path) -> by
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.DOTALL)
 _INLINE_MATH = re.compile(r"\$[^$\n]*\$")
 _MACRO = re.compile(r"\\[A-Za-z]+")  # a macro the path kept as it is
+MIN_SOURCE_WORDS = 200  # a LaTeX body shorter than this measures nothing
 
 
 def latex_body(source: Path | None) -> str | None:
@@ -225,11 +226,17 @@ def latex_body(source: Path | None) -> str | None:
         first = re.search(r"^## ", markdown, flags=re.MULTILINE)
         body = body_of(markdown[first.start():] if first else markdown)
         # Mathematics stays LaTeX in that path (``\\frac``, ``\\mathbf``), words no PDF holds.
-        return _MACRO.sub(" ", _INLINE_MATH.sub(" ", _DISPLAY_MATH.sub(" ", body)))
+        body = _MACRO.sub(" ", _INLINE_MATH.sub(" ", _DISPLAY_MATH.sub(" ", body)))
     except Exception as exc:  # noqa: BLE001 - pylatexenc fails in many types on odd macros
         print(f"  ({source.name}: the LaTeX path cannot read it: {type(exc).__name__})",
               file=sys.stderr)
         return None
+    if word_hits(body, body)[1] < MIN_SOURCE_WORDS:
+        # A template whose body is generated (``\\lipsum``) or another document than the PDF
+        print(f"  ({source.name}: under {MIN_SOURCE_WORDS} words of body, left out)",
+              file=sys.stderr)
+        return None
+    return body
 
 
 def word_hits(output: str, reference: str) -> list[int]:
