@@ -79,7 +79,10 @@ def measure(abstracts: list[dict]) -> dict:
     """Counts of one domain: labelled sentences reaching views and records."""
     counts = {"abstracts": len(abstracts), "result": [0, 0], "conclusion": [0, 0],
               "clean_kept": [0, 0], "view_sentences": 0, "view_result": 0,
-              "view_conclusion": 0, "quarantined": 0}
+              "view_conclusion": 0, "quarantined": 0,
+              # where the role model's outcome block stands: outcome sentences outside it
+              # (what a view may still copy), clean sentences inside it (never copied)
+              "outcome_outside_block": [0, 0], "clean_inside_block": [0, 0]}
     for abstract in abstracts:
         labels = abstract["labels"]
         sources = [set(_tokens(s)) for s in abstract["sentences"]]
@@ -107,7 +110,14 @@ def measure(abstracts: list[dict]) -> dict:
                 counts["view_result"] += labels[source] == "result"
                 counts["view_conclusion"] += labels[source] == "conclusion"
         reached |= in_views
+        block = roles.outcome_block(abstract["sentences"])
         for i, label in enumerate(labels):
+            if label in ("result", "conclusion"):
+                counts["outcome_outside_block"][0] += not block[i]
+                counts["outcome_outside_block"][1] += 1
+            elif label in CLEAN:
+                counts["clean_inside_block"][0] += bool(block[i])
+                counts["clean_inside_block"][1] += 1
             if label in ("result", "conclusion"):
                 counts[label][1] += 1
                 counts[label][0] += i in reached
@@ -147,6 +157,9 @@ def _print(domain: str, columns: dict[str, dict]) -> None:
                 cells.append("-")
         print(f"  {label:<48} {goal:>8} | " + " | ".join(f"{c:<36}" for c in cells))
     shipped = next(iter(columns.values()))
+    print(f"  outcome sentences outside the role model's outcome block: "
+          f"{_cell(*shipped['outcome_outside_block'])}; clean sentences inside it (never "
+          f"kept): {_cell(*shipped['clean_inside_block'])}")
     met = (shipped["result"][0] <= GOALS["result"] * shipped["result"][1]
            and ("conclusion" not in shipped
                 or shipped["conclusion"][0] <= GOALS["conclusion"] * shipped["conclusion"][1])
