@@ -457,3 +457,19 @@ def test_a_headings_last_word_set_as_a_block_of_its_own_stays_in_it() -> None:
     titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
               if line.startswith("#")]
     assert any(t.endswith("II. FLOATS: FIGURES, TABLES, VIDEOS, ETC.") for t in titles), titles
+
+
+def test_a_citation_mark_after_a_heading_is_no_part_of_it() -> None:
+    """ASME's ``6.1 The newtxmath and mathalpha Packages [10, 11]``: the heading is the
+    outline's title; the mark cites."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "6 More on Math", fontsize=12, fontname="hebo")
+    y = _body(page, 100)
+    page.insert_text((72, y), "6.1 The newtxmath and mathalpha Packages [10, 11]", fontsize=10,
+                     fontname="hebo")
+    _body(page, y + 20)
+    doc.set_toc([[1, "6 More on Math", 1], [2, "6.1 The newtxmath and mathalpha Packages", 1]])
+    titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
+              if line.startswith("#")]
+    assert "### 6.1 The newtxmath and mathalpha Packages" in titles, titles

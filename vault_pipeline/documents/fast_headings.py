@@ -92,6 +92,12 @@ def _wordy(text: str) -> bool:
     return sum(ch.isalpha() for ch in chars) >= WORDY * len(chars)
 
 
+def uncited(text: str) -> str:
+    """A heading without the citation mark set after it (ASME's ``6.1 The newtxmath and
+    mathalpha Packages [10, 11]``): the mark cites, it is no part of the title."""
+    return _CITED.sub("", text) or text
+
+
 def is_back_matter(text: str) -> bool:
     """``References`` or ``Acknowledgements:`` on a line of its own, not a sentence naming
     them: a heading in any style, so the list under it is split off; capitalised (a

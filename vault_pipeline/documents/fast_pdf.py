@@ -48,6 +48,7 @@ from vault_pipeline.documents.fast_headings import (
     is_contact,
     numbering,
     split_heading,
+    uncited,
 )
 from vault_pipeline.documents.fast_layout import Block, Line, Run, normalize_title
 from vault_pipeline.documents.fast_tables import (
@@ -70,14 +71,14 @@ from vault_pipeline.pipeline.lazy import lazy_import
 
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 
-# 9: a heading's last words set as a block of their own; 8: a macro written out is no
-# heading; 7: contents-page entries and words spelling a later section's title are no
-# headings, back-matter headings capitalised; 6: numbered headings a size smaller and their
-# second lines, drop caps in a heading's block, capitals headings over lowercase text; 5:
-# tables without rules under their captions, appendix and back-matter headings; 4: margin
-# line numbers, first-page banners; 3: furniture, heading signals, captions apart; 2: tables
-# from rules
-FAST_VERSION = "9"
+# 10: a citation mark after a heading left out; 9: a heading's last words set as a block
+# of their own; 8: a macro written out is no heading; 7: contents-page entries and words
+# spelling a later section's title are no headings, back-matter headings capitalised; 6:
+# numbered headings a size smaller and their second lines, drop caps in a heading's block,
+# capitals headings over lowercase text; 5: tables without rules under their captions,
+# appendix and back-matter headings; 4: margin line numbers, first-page banners; 3:
+# furniture, heading signals, captions apart; 2: tables from rules
+FAST_VERSION = "10"
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
 SMALLER = 0.5  # points below the body size of small print (footnotes, table cells)
@@ -579,7 +580,7 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
                     out[-1] = f"{out[-1]} {text}"  # a title set over two lines
                     open_at = None
                 else:
-                    out.append(f"{'#' * level} {text}")
+                    out.append(f"{'#' * level} {uncited(text)}")
                     sequence.saw(text)
                     open_at = None
             if rest and number == 0 and (is_contact(Block(rest, block.bbox))
