@@ -473,3 +473,21 @@ def test_a_citation_mark_after_a_heading_is_no_part_of_it() -> None:
     titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
               if line.startswith("#")]
     assert "### 6.1 The newtxmath and mathalpha Packages" in titles, titles
+
+
+def test_a_footnote_mark_set_small_after_a_heading_is_no_part_of_it() -> None:
+    """ASME's ``5. REFERENCE FORMATTING WITH asmeconf.bst`` and a small raised ``3``: the
+    heading is the outline's, without the mark."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "1. INTRODUCTION", fontsize=9, fontname="hebo")
+    y = _body(page, 100)
+    title = "2. REFERENCE FORMATTING WITH STYLES"
+    page.insert_text((72, y), title, fontsize=9, fontname="hebo")
+    width = pymupdf.get_text_length(title, fontname="hebo", fontsize=9)
+    page.insert_text((72 + width + 0.5, y - 3), "3", fontsize=6, fontname="helv")
+    _body(page, y + 20)
+    doc.set_toc([[1, "1 Introduction", 1], [1, "2 Reference Formatting with Styles", 1]])
+    titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
+              if line.startswith("#")]
+    assert "## 2. REFERENCE FORMATTING WITH STYLES" in titles, titles

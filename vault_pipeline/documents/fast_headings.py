@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from vault_pipeline.documents.fast_layout import Block, Line, normalize_title
 
@@ -25,6 +25,7 @@ BACK_MATTER_CHARS = 20  # ``Acknowledgements:`` on a line of its own, not a sent
 WORDY = 0.5  # of a numbered heading's characters (spaces aside) that are letters
 LARGER = 0.9  # points above the body size that make a line a heading
 SMALLER = 1.5  # points below the body size a numbered bold heading may be set in
+MARK = 0.85  # of a line's size: a trailing run set smaller is a footnote mark
 ROMAN = r"(?:X{0,3})(?:IX|IV|V?I{0,3})"
 # ``3.2 Setup``, ``3.2. Setup``, ``A.1 Proofs``, ``IV. RESULTS``, ``B. Data``, ``A Proofs``.
 _NUMBERED = re.compile(
@@ -90,6 +91,17 @@ def _wordy(text: str) -> bool:
         return True
     chars = [ch for ch in text if not ch.isspace()]
     return sum(ch.isalpha() for ch in chars) >= WORDY * len(chars)
+
+
+def unmarked(line: Line) -> Line:
+    """A heading line without the footnote mark set small after it (ASME's ``... WITH
+    asmeconf.bst`` and a raised ``3``), so that it matches the outline's title."""
+    last = line.runs[-1] if line.runs else None
+    if last is None or len(line.runs) < 2 or last.size >= MARK * line.size or \
+            not re.fullmatch(r"\s*[\d∗*†‡§,]{1,4}\s*", last.text):
+        return line
+    return replace(line, text=line.text[:-len(last.text)].rstrip() or line.text,
+                   runs=line.runs[:-1])
 
 
 def uncited(text: str) -> str:

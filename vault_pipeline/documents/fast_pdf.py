@@ -49,6 +49,7 @@ from vault_pipeline.documents.fast_headings import (
     numbering,
     split_heading,
     uncited,
+    unmarked,
 )
 from vault_pipeline.documents.fast_layout import Block, Line, Run, normalize_title
 from vault_pipeline.documents.fast_tables import (
@@ -71,14 +72,15 @@ from vault_pipeline.pipeline.lazy import lazy_import
 
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 
-# 10: a citation mark after a heading left out; 9: a heading's last words set as a block
-# of their own; 8: a macro written out is no heading; 7: contents-page entries and words
-# spelling a later section's title are no headings, back-matter headings capitalised; 6:
-# numbered headings a size smaller and their second lines, drop caps in a heading's block,
-# capitals headings over lowercase text; 5: tables without rules under their captions,
-# appendix and back-matter headings; 4: margin line numbers, first-page banners; 3:
-# furniture, heading signals, captions apart; 2: tables from rules
-FAST_VERSION = "10"
+# 11: a footnote mark set small after a heading left out; 10: a citation mark after a
+# heading left out; 9: a heading's last words set as a block of their own; 8: a macro
+# written out is no heading; 7: contents-page entries and words spelling a later section's
+# title are no headings, back-matter headings capitalised; 6: numbered headings a size
+# smaller and their second lines, drop caps in a heading's block, capitals headings over
+# lowercase text; 5: tables without rules under their captions, appendix and back-matter
+# headings; 4: margin line numbers, first-page banners; 3: furniture, heading signals,
+# captions apart; 2: tables from rules
+FAST_VERSION = "11"
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
 SMALLER = 0.5  # points below the body size of small print (footnotes, table cells)
@@ -551,6 +553,7 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
                     head = [*head, after]
                     taken.add(order[following])
             if head:
+                head = [*head[:-1], unmarked(head[-1])]
                 text = join_lines([line.text for line in head])
                 level = styles.level(text, max(line.size for line in head), number == 0)
                 if untitled and level is not None and level > 1 and is_caps(text) and \
