@@ -491,3 +491,17 @@ def test_a_footnote_mark_set_small_after_a_heading_is_no_part_of_it() -> None:
     titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
               if line.startswith("#")]
     assert "## 2. REFERENCE FORMATTING WITH STYLES" in titles, titles
+
+
+def test_captions_set_side_by_side_are_two_captions() -> None:
+    """PTP sets ``Fig. 2. ...`` and ``Fig. 3. ...`` under two figures side by side, on one
+    baseline: two caption paragraphs, not one."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = _body(page, 80)
+    page.insert_text((100, y + 20), "Fig. 2. The first figure on the left.", fontsize=9)
+    page.insert_text((330, y + 20), "Fig. 3. The second figure on the right.", fontsize=9)
+    _body(page, y + 50)
+    paragraphs = pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n\n")
+    assert "Fig. 2. The first figure on the left." in paragraphs, paragraphs
+    assert "Fig. 3. The second figure on the right." in paragraphs, paragraphs

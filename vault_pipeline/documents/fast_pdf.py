@@ -72,15 +72,15 @@ from vault_pipeline.pipeline.lazy import lazy_import
 
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 
-# 11: a footnote mark set small after a heading left out; 10: a citation mark after a
-# heading left out; 9: a heading's last words set as a block of their own; 8: a macro
-# written out is no heading; 7: contents-page entries and words spelling a later section's
-# title are no headings, back-matter headings capitalised; 6: numbered headings a size
-# smaller and their second lines, drop caps in a heading's block, capitals headings over
-# lowercase text; 5: tables without rules under their captions, appendix and back-matter
-# headings; 4: margin line numbers, first-page banners; 3: furniture, heading signals,
-# captions apart; 2: tables from rules
-FAST_VERSION = "11"
+# 12: captions set side by side split; 11: a footnote mark set small after a heading left
+# out; 10: a citation mark after a heading left out; 9: a heading's last words set as a
+# block of their own; 8: a macro written out is no heading; 7: contents-page entries and
+# words spelling a later section's title are no headings, back-matter headings
+# capitalised; 6: numbered headings a size smaller and their second lines, drop caps in a
+# heading's block, capitals headings over lowercase text; 5: tables without rules under
+# their captions, appendix and back-matter headings; 4: margin line numbers, first-page
+# banners; 3: furniture, heading signals, captions apart; 2: tables from rules
+FAST_VERSION = "12"
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
 SMALLER = 0.5  # points below the body size of small print (footnotes, table cells)
@@ -453,6 +453,26 @@ def outline_anchors(doc: pymupdf.Document, pages: list[list[Block]]
     return anchors
 
 
+def side_by_side(block: Block) -> list[str]:
+    """A caption block's paragraphs: one, or two where a second caption starts across the
+    first line (``Fig. 2. The first figure ...   Fig. 3. The second ...`` under figures set
+    side by side); each line's pieces go to the caption on their side."""
+    first = block.lines[0]
+    starts = [piece.x0 for piece in first.pieces[1:] if _CAPTION.match(piece.text.strip())]
+    if not starts:
+        return [join_lines([line.text for line in block.lines])]
+    cut = starts[0] - 1
+    sides: tuple[list[str], list[str]] = ([], [])
+    for line in block.lines:
+        for side, keep in zip(sides, (lambda p: p.x1 <= cut, lambda p: p.x0 >= cut),
+                              strict=True):
+            text = " ".join(p.text.strip() for p in line.pieces if keep(p)) \
+                if line.pieces else (line.text if keep(Piece(*line.bbox, "")) else "")
+            if text:
+                side.append(text)
+    return [join_lines(side) for side in sides if side]
+
+
 def _heading_tail(head: list[Line], following: Block) -> Line | None:
     """The last line of a heading that MuPDF set as a block of its own (REVTeX's centred
     ``IV. FLOATS: FIGURES, TABLES, VIDEOS,`` over ``ETC.``): one short line in the
@@ -537,7 +557,7 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
                 open_at = None
                 continue
             if _CAPTION.match(block.lines[0].text):
-                out.append(join_lines([line.text for line in block.lines]))
+                out.extend(side_by_side(block))
                 continue  # a caption: its own paragraph; the text around it runs on past it
             titled = titled or any(line.startswith("#") for line in out[-3:])
             untitled = number == 0 and front_matter and not titled
