@@ -333,6 +333,12 @@ def test_a_publishers_statement_mostly_furniture_goes_as_a_whole() -> None:
     assert "committed to" not in markdown and "ISSN" not in markdown
 
 
+def heading_lines(doc: pymupdf.Document) -> list[str]:
+    """The Markdown heading lines the fast path makes of ``doc``."""
+    return [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
+            if line.startswith("#")]
+
+
 def _body(page: pymupdf.Page, y: float, lines: int = 4, text: str = "") -> float:
     for k in range(lines):
         page.insert_text((72, y), text or f"The running text of the paper goes on, line {k}.",
@@ -352,8 +358,7 @@ def test_numbered_bold_headings_a_size_smaller_are_headings_with_their_next_line
     y = _body(page, y + 30)
     page.insert_text((72, y), "II. MATH AND EQUATIONS", fontsize=9, fontname="hebo")
     _body(page, y + 20)
-    titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
-              if line.startswith("#")]
+    titles = heading_lines(doc)
     assert any(t.endswith("I. FIRST-LEVEL HEADING: THE LINE BREAK WAS FORCED via")
                for t in titles), titles
     assert any(t.endswith("II. MATH AND EQUATIONS") for t in titles), titles
@@ -389,8 +394,7 @@ def test_a_large_capitals_heading_over_lowercase_text_is_a_heading() -> None:
     y = _body(page, y + 20)
     page.insert_text((72, y), "CONCLUSION", fontsize=12, fontname="hebo")
     _body(page, y + 20, 2, "this is the paragraph of the conclusion, in lowercase.")
-    titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
-              if line.startswith("#")]
+    titles = heading_lines(doc)
     assert {"## INTRODUCTION", "## FIRST MAIN TOPIC", "## CONCLUSION"} <= set(titles), titles
 
 
@@ -408,8 +412,7 @@ def test_an_outline_heading_is_kept_where_only_a_code_line_opens_with_its_title(
     # An outline's destination counts up from the page's foot.
     doc.set_toc([[1, "1 Figures", 1, page.rect.height - 70],
                  [1, "caption", 1, page.rect.height - (y - 40)]])
-    titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
-              if line.startswith("#")]
+    titles = heading_lines(doc)
     assert "## caption" in titles, titles
 
 
@@ -454,8 +457,7 @@ def test_a_headings_last_word_set_as_a_block_of_its_own_stays_in_it() -> None:
                      fontname="hebo")
     page.insert_text((150, y + 11), "ETC.", fontsize=9, fontname="hebo")
     _body(page, y + 30)
-    titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
-              if line.startswith("#")]
+    titles = heading_lines(doc)
     assert any(t.endswith("II. FLOATS: FIGURES, TABLES, VIDEOS, ETC.") for t in titles), titles
 
 
@@ -470,8 +472,7 @@ def test_a_citation_mark_after_a_heading_is_no_part_of_it() -> None:
                      fontname="hebo")
     _body(page, y + 20)
     doc.set_toc([[1, "6 More on Math", 1], [2, "6.1 The newtxmath and mathalpha Packages", 1]])
-    titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
-              if line.startswith("#")]
+    titles = heading_lines(doc)
     assert "### 6.1 The newtxmath and mathalpha Packages" in titles, titles
 
 
@@ -488,8 +489,7 @@ def test_a_footnote_mark_set_small_after_a_heading_is_no_part_of_it() -> None:
     page.insert_text((72 + width + 0.5, y - 3), "3", fontsize=6, fontname="helv")
     _body(page, y + 20)
     doc.set_toc([[1, "1 Introduction", 1], [1, "2 Reference Formatting with Styles", 1]])
-    titles = [line for line in pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n")
-              if line.startswith("#")]
+    titles = heading_lines(doc)
     assert "## 2. REFERENCE FORMATTING WITH STYLES" in titles, titles
 
 
