@@ -16,13 +16,16 @@ from hypothesis import strategies as st
 from tests.conftest import SAMPLE
 from vault_pipeline.documents.cleaning import clean_document, heading_title
 from vault_pipeline.documents.convert import FAST, PDF, Settings, Task, convert_task
+from vault_pipeline.documents.fast_layout import Block, Line
 from vault_pipeline.documents.fast_pdf import converter_version as fast_version
 from vault_pipeline.documents.fast_pdf import (
     join_lines,
     normalize_title,
     pdf_to_markdown_fast,
     reading_order,
+    side_by_side,
 )
+from vault_pipeline.documents.fast_tables import Piece
 from vault_pipeline.documents.outcome import OK
 from vault_pipeline.documents.pdf import ALL, OFF, RULED
 
@@ -505,3 +508,18 @@ def test_captions_set_side_by_side_are_two_captions() -> None:
     paragraphs = pdf_to_markdown_fast(doc.tobytes()).markdown.split("\n\n")
     assert "Fig. 2. The first figure on the left." in paragraphs, paragraphs
     assert "Fig. 3. The second figure on the right." in paragraphs, paragraphs
+
+
+def test_side_by_side_captions_lose_no_piece() -> None:
+    """Every piece of a caption block goes to one of the two captions, even one that
+    straddles where the second caption starts."""
+    first = Line("Fig. 2. The first Fig. 3. The second", 9.0, False, (100, 100, 420, 109),
+                 pieces=(Piece(100, 100, 130, 109, "Fig. 2."),
+                         Piece(135, 100, 200, 109, "The first"),
+                         Piece(330, 100, 360, 109, "Fig. 3."),
+                         Piece(365, 100, 420, 109, "The second")))
+    straddling = Line("long words", 9.0, False, (150, 111, 340, 120),
+                      pieces=(Piece(150, 111, 340, 120, "long words"),))
+    captions = side_by_side(Block([first, straddling], (100, 100, 420, 120)))
+    assert captions[0].startswith("Fig. 2.") and captions[1].startswith("Fig. 3.")
+    assert "long words" in " ".join(captions)

@@ -170,10 +170,10 @@ class Styles:
             return False
         if line.size >= self.body + LARGER or (line.bold and line.size >= self.body - 0.5):
             return True
-        if (line.bold or line.font != self.body_font) and line.size >= self.body - SMALLER \
+        own_font = bool(self.body_font) and line.font != self.body_font
+        if (line.bold or own_font) and line.size >= self.body - SMALLER \
                 and len(line.text) <= HEADING_MAX_CHARS and numbering(line.text) is not None:
             return True  # REVTeX's ``II. MATH AND EQUATIONS``, bold and a size smaller
-        own_font = bool(self.body_font) and line.font != self.body_font
         return line.size >= self.body - 0.5 and len(line.text) <= HEADING_MAX_CHARS and (
             (is_caps(line.text) and (own_font or numbering(line.text) is not None))
             or (own_font and numbering(line.text) is not None))

@@ -72,15 +72,16 @@ from vault_pipeline.pipeline.lazy import lazy_import
 
 pymupdf = lazy_import("pymupdf")  # about 0.35 s: loaded on first use, not with the definitions
 
-# 12: captions set side by side split; 11: a footnote mark set small after a heading left
-# out; 10: a citation mark after a heading left out; 9: a heading's last words set as a
-# block of their own; 8: a macro written out is no heading; 7: contents-page entries and
-# words spelling a later section's title are no headings, back-matter headings
-# capitalised; 6: numbered headings a size smaller and their second lines, drop caps in a
-# heading's block, capitals headings over lowercase text; 5: tables without rules under
-# their captions, appendix and back-matter headings; 4: margin line numbers, first-page
-# banners; 3: furniture, heading signals, captions apart; 2: tables from rules
-FAST_VERSION = "12"
+# 13: a side-by-side caption's every piece kept; 12: captions set side by side split; 11:
+# a footnote mark set small after a heading left out; 10: a citation mark after a heading
+# left out; 9: a heading's last words set as a block of their own; 8: a macro written out
+# is no heading; 7: contents-page entries and words spelling a later section's title are no
+# headings, back-matter headings capitalised; 6: numbered headings a size smaller and their
+# second lines, drop caps in a heading's block, capitals headings over lowercase text; 5:
+# tables without rules under their captions, appendix and back-matter headings; 4: margin
+# line numbers, first-page banners; 3: furniture, heading signals, captions apart; 2: tables
+# from rules
+FAST_VERSION = "13"
 # Images are not collected (no TEXT_PRESERVE_IMAGES), ligatures are expanded (no
 # TEXT_PRESERVE_LIGATURES); text outside the page box is cut.
 SMALLER = 0.5  # points below the body size of small print (footnotes, table cells)
@@ -464,12 +465,14 @@ def side_by_side(block: Block) -> list[str]:
     cut = starts[0] - 1
     sides: tuple[list[str], list[str]] = ([], [])
     for line in block.lines:
-        for side, keep in zip(sides, (lambda p: p.x1 <= cut, lambda p: p.x0 >= cut),
-                              strict=True):
-            text = " ".join(p.text.strip() for p in line.pieces if keep(p)) \
-                if line.pieces else (line.text if keep(Piece(*line.bbox, "")) else "")
-            if text:
-                side.append(text)
+        left: list[str] = []
+        right: list[str] = []
+        for piece in line.pieces or (Piece(*line.bbox, line.text),):
+            # by its middle: every piece goes to one side, none is lost
+            (left if (piece.x0 + piece.x1) / 2 < cut else right).append(piece.text.strip())
+        for side, texts in zip(sides, (left, right), strict=True):
+            if " ".join(texts).strip():
+                side.append(" ".join(texts).strip())
     return [join_lines(side) for side in sides if side]
 
 
@@ -575,7 +578,8 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
             if head:
                 head = [*head[:-1], unmarked(head[-1])]
                 text = join_lines([line.text for line in head])
-                level = styles.level(text, max(line.size for line in head), number == 0)
+                size = max(line.size for line in head)
+                level = styles.level(text, size, number == 0)
                 if untitled and level is not None and level > 1 and is_caps(text) and \
                         len(text) >= 15 and normalize_title(text) not in ("abstract",):
                     level = 1
@@ -583,7 +587,7 @@ def render_document(doc: pymupdf.Document, tables: str = RULED) -> str:
                 if level is not None and outlined and styles.listed_later(text, number):
                     level = None  # a contents page's entry
                 if level is not None and numbering(text) is None and \
-                        max(line.size for line in head) < styles.body + LARGER and \
+                        size < styles.body + LARGER and \
                         _continued(rest, blocks, read[position + 1:position + 2]):
                     level = None  # a paragraph's first words in the headings' small capitals
                 if level is not None and not outlined and level > 1 and \

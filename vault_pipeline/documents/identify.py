@@ -229,11 +229,15 @@ class Catalog:
                 pass
         if clues.doi and clues.doi in self.by_doi:
             return Match(self.by_doi[clues.doi], None, None, BY_DOI)
-        names = page_names(clues.text)
+        names: set[str] | None = None  # the page's names, read once a title is known
         for key in self._title_candidates(clues):
             for table, method in ((self.by_title, BY_TITLE),
                                   (self.forum_by_title, BY_SUBMISSION)):
-                hits = [ident for ident, authors in table.get(key, ())
+                known = table.get(key, ())
+                if not known:
+                    continue
+                names = page_names(clues.text) if names is None else names
+                hits = [ident for ident, authors in known
                         if not authors or named(authors[0], names)]
                 if len(hits) == 1:
                     if method == BY_TITLE:
