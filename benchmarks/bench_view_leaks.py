@@ -27,6 +27,7 @@ import os
 import re
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +44,8 @@ from vault_pipeline.llm.inputs import PaperInput  # noqa: E402
 GOALS = {"result": 0.005, "conclusion": 0.02, "per_1000": 2.0,
          "clean_kept": {"cs": 0.60, "bio": 0.30}}
 CLEAN = ("background", "objective", "method")
+# Counts printed to explain the figures, not part of the estimate the report quotes.
+DIAGNOSTICS = ("outcome_outside_block", "clean_inside_block", "outside_read_as")
 _TOKEN = re.compile(r"[a-z0-9]+")
 _LABEL = re.compile(r"^(?:[A-Z][A-Za-z ]{1,30}: |- )")
 _SKIPPED = ("title", "topics", "references")
@@ -82,7 +85,8 @@ def measure(abstracts: list[dict]) -> dict:
               "view_conclusion": 0, "quarantined": 0,
               # where the role model's outcome block stands: outcome sentences outside it
               # (what a view may still copy), clean sentences inside it (never copied)
-              "outcome_outside_block": [0, 0], "clean_inside_block": [0, 0]}
+              "outcome_outside_block": [0, 0], "clean_inside_block": [0, 0],
+              "outside_read_as": Counter()}  # the model's role of those outside it
     for abstract in abstracts:
         labels = abstract["labels"]
         sources = [set(_tokens(s)) for s in abstract["sentences"]]
@@ -111,10 +115,13 @@ def measure(abstracts: list[dict]) -> dict:
                 counts["view_conclusion"] += labels[source] == "conclusion"
         reached |= in_views
         block = roles.outcome_block(abstract["sentences"])
+        model = roles.load()
+        read_as = model.roles(abstract["sentences"]) if model else ["other"] * len(labels)
         for i, label in enumerate(labels):
             if label in ("result", "conclusion"):
                 counts["outcome_outside_block"][0] += not block[i]
                 counts["outcome_outside_block"][1] += 1
+                counts["outside_read_as"][read_as[i]] += not block[i]
             elif label in CLEAN:
                 counts["clean_inside_block"][0] += bool(block[i])
                 counts["clean_inside_block"][1] += 1
@@ -158,8 +165,9 @@ def _print(domain: str, columns: dict[str, dict]) -> None:
         print(f"  {label:<48} {goal:>8} | " + " | ".join(f"{c:<36}" for c in cells))
     shipped = next(iter(columns.values()))
     print(f"  outcome sentences outside the role model's outcome block: "
-          f"{_cell(*shipped['outcome_outside_block'])}; clean sentences inside it (never "
-          f"kept): {_cell(*shipped['clean_inside_block'])}")
+          f"{_cell(*shipped['outcome_outside_block'])} (read as "
+          f"{dict(+shipped['outside_read_as'])}); clean sentences inside it (never kept): "
+          f"{_cell(*shipped['clean_inside_block'])}")
     met = (shipped["result"][0] <= GOALS["result"] * shipped["result"][1]
            and ("conclusion" not in shipped
                 or shipped["conclusion"][0] <= GOALS["conclusion"] * shipped["conclusion"][1])
@@ -201,7 +209,9 @@ def main() -> None:
         if args.split != "heldout" or args.limit:
             parser.error("--write keeps the full held-out measurement only")
         digest = hashlib.sha256(json.dumps([r["id"] for r in rows]).encode()).hexdigest()
-        path = write_estimate({d: c["shipped"] for d, c in results.items()}, args.split,
+        path = write_estimate({d: {k: v for k, v in c["shipped"].items()
+                                   if k not in DIAGNOSTICS} for d, c in results.items()},
+                              args.split,
                               digest)
         print(f"\nwrote {path.relative_to(ROOT)}")
 
