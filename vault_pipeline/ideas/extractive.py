@@ -296,7 +296,8 @@ def own_method_kinds(sections: Sequence[Section], name: str | None) -> list[str]
 def _novelty_name(doc: _Doc) -> str | None:
     """The idea's own name when the paper gives one ("we propose X", "called X")."""
     for s in doc.sentences:
-        if s.kind in ("abstract", "introduction", "method") and not s.leaky:
+        if s.kind in ("abstract", "introduction", "method") and not s.leaky \
+                and not s.outcome:
             match = cues.NAMED.search(s.text)
             if match:
                 return match.group("name") or match.group("name2")
@@ -473,8 +474,8 @@ def _references(text: str | None) -> list[dict]:
 
 def _acronyms(doc: _Doc) -> list[dict]:
     out, seen = [], set()
-    for s in doc.sentences:
-        if s.leaky or looks_like_instruction(s.text):
+    for s in doc.sentences:  # never from an outcome block: a term's words are its own
+        if s.leaky or s.outcome or looks_like_instruction(s.text):
             continue
         for match in cues.ACRONYM.finditer(s.text):
             abbr = match.group("abbr")
@@ -569,7 +570,7 @@ def decompose(paper: PaperInput) -> tuple[dict, int]:
             or _method_heads(doc) or _naming(doc, own_name, limit=2) or _method_roles(doc))
     theory = doc.pick(["method", "problem", "abstract"], cues.THEORY, limit=3)
     code = next((c for s in of_kind(doc.sections, "method", "problem") for c in s.code), None)
-    base = next((m.group("name") for s in doc.sentences if not s.leaky
+    base = next((m.group("name") for s in doc.sentences if not s.leaky and not s.outcome
                  for m in [cues.BASE_MODEL.search(s.text)] if m), None)
     record = {
         "title": paper.title,
