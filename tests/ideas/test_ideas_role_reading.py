@@ -110,3 +110,59 @@ def test_the_contribution_cue_reads_what_a_study_examines_and_what_it_is_for() -
     assert cues.CONTRIBUTION.search("The purpose of this paper is to demonstrate the "
                                     "applicability of ICA.")
     assert not cues.CONTRIBUTION.search("Existing studies examine only in-distribution data.")
+
+
+# Written for this test: an abstract-only paper whose method is told in plain sentences
+# after its contribution statement, then a procedure in the past tense, then its set-up.
+ATTEND = [
+    "Automatically describing an image in words connects vision and language.",
+    "Existing captioning models either start from a gist of the image or from detected "
+    "words, and rarely combine the two.",
+    "In this paper, we propose a captioning algorithm that combines both through semantic "
+    "attention.",
+    "Our algorithm learns to attend to semantic concept proposals and fuses them into the "
+    "hidden states of a recurrent network.",
+    "The selection and the fusion form a feedback loop between the two directions.",
+    "Concept proposals were collected from a detector trained on a separate corpus.",
+    "We evaluate the algorithm on two public benchmarks against strong baselines.",
+]
+
+
+def test_an_abstract_only_paper_keeps_its_method_sentences_not_its_procedure() -> None:
+    paper = PaperInput("2401.00004", "Semantic attention for captions", " ".join(ATTEND),
+                       None, None, "abstract_only", None)
+    record, _ = decompose(paper)
+    flow = record["method"]["flow"] or ""
+    assert ATTEND[2] in flow and ATTEND[3] in flow, flow
+    assert ATTEND[5] not in flow and ATTEND[6] not in flow, flow
+
+
+class _FixedJudge:
+    """A judge that scores every sentence alike, between its strict bar and its own."""
+
+    threshold, strict_threshold = 0.6, 0.4
+
+    def scores(self, sentences):
+        return [0.5] * len(sentences)
+
+    def flags(self, sentences, strict=False):
+        return [(self.strict_threshold if strict else self.threshold) <= 0.5] * len(sentences)
+
+
+def test_the_judges_strict_bar_holds_where_the_role_model_sees_no_setting(monkeypatch
+                                                                          ) -> None:
+    """A sentence read as background or objective, outside the outcome block, takes the
+    judge's own bar; every other sentence the strict one."""
+    from vault_pipeline.ideas import extractive
+
+    monkeypatch.setattr(extractive.classifier, "load", lambda: _FixedJudge())
+    paper = PaperInput("2401.00004", "Semantic attention for captions", " ".join(ATTEND),
+                       None, None, "abstract_only", None)
+    doc = extractive._Doc(paper)
+    for s in doc.sentences:
+        setting = s.role in ("background", "objective") and not s.outcome
+        if setting:
+            assert not s.leaky, s
+        elif not s.outcome:
+            assert s.leaky, s
+    assert any(not s.leaky for s in doc.sentences)

@@ -58,6 +58,7 @@ _OPENING = frozenset({"abstract", "introduction", "other"})
 # when the paper's own method is introduced after it, that reading does not hold it back.
 _GAP_SECTIONS = frozenset({"abstract", "introduction", "related", "other"})
 _GAP_OUTCOME_READ = frozenset({"introduction", "related"})
+_SETTING_ROLES = frozenset({"background", "objective"})
 _BARE_NUMBER = re.compile(r"(?<![\w.\-])[-+]?\d+(?:[.,]\d+)*\s*%?(?![\w\-])")
 _HYPER_PAIR = re.compile(
     rf"\b(?P<name>{PARAM_WORDS})\b(?:\s+(?:of|is|was|=|to|at|as|set to|fixed to|:))?\s*"
@@ -129,7 +130,11 @@ class _Doc:
         for i, ((sentence, kind, heading, para), score) in enumerate(
                 zip(found, scores, strict=True)):
             rules = bool(check_sentence(sentence))
-            leaky = bool(judge and score >= judge.strict_threshold) or rules
+            # the judge's strict bar is for sentences the role model cannot place before
+            # the outcomes; one it reads as background or objective takes the judge's own
+            bar = judge.threshold if judge and places.roles[i] in _SETTING_ROLES \
+                and not outcome[i] else (judge.strict_threshold if judge else 1.0)
+            leaky = bool(judge and score >= bar) or rules
             self.masked += leaky or outcome[i]
             plain = (not residual_number(sentence) and not looks_like_instruction(sentence)
                      and _MIN_CHARS <= len(sentence) <= _MAX_CHARS)
@@ -409,9 +414,13 @@ def _names_in(sentences_: list[str]) -> list[str]:
 def _evaluation(doc: _Doc, method_name: str | None) -> dict:
     plan = doc.pick(["experiments", "abstract", "introduction", "method"], cues.EVALUATION,
                     limit=3)
+    # names only (datasets, baselines, metrics), so a set-up sentence of the outcome block
+    # ("We evaluate X on A and B against C, measuring D.") gives its names as long as the
+    # rules find no result in it: the judge's reading of a whole sentence says nothing of a
+    # name
     eval_text = [s.text for s in doc.sentences
-                 if s.kind in ("experiments", "abstract") and not s.leaky
-                 and cues.EVALUATION.search(s.text)]
+                 if s.kind in ("experiments", "abstract") and cues.EVALUATION.search(s.text)
+                 and not check_sentence(s.text)]
     metrics: list[str] = []
     for text in eval_text:
         for match in cues.METRIC_NAMES.finditer(text):
@@ -523,6 +532,19 @@ def _method_roles(doc: _Doc, limit: int = 3, exclude: Iterable[str] = ()) -> lis
     return out
 
 
+def _abstract_method(doc: _Doc, limit: int) -> list[str]:
+    """The abstract's own method where the paper has no method section: its contribution
+    statements and the clean sentences after them that the role model reads as the method
+    and that say what the method does ("Our algorithm learns to attend to ..."), in order.
+    Never one that names an evaluation, which an abstract's results open with, nor one told
+    in the past tense ("Samples were collected ..."): that is what a study did, and a
+    structured abstract's results often open with it."""
+    return doc.pick(["abstract"], limit=limit, where=lambda s: bool(
+        cues.CONTRIBUTION.search(s.text) or (
+            s.role == "method" and not s.before_method
+            and not cues.EVALUATION.search(s.text) and not contrast.reports(s.text))))
+
+
 def _method_heads(doc: _Doc) -> list[str]:
     """Where no whole sentence may say what the method is (the abstract's method statement
     also says what it achieves), the verbatim head that says only what it is, when it is
@@ -561,12 +583,12 @@ def decompose(paper: PaperInput) -> tuple[dict, int]:
                             limit=3 - len(explanation), exclude=explanation)
     explanation += doc.pick(["abstract", "introduction", "method"], cues.NOVELTY,
                             limit=3 - len(explanation), exclude=explanation)
-    setting = (doc.pick(["problem"], limit=2, where=problem)
-               or doc.pick(["abstract", "introduction"], limit=2, where=problem))
+    setting = (doc.pick(["problem"], limit=3, where=problem)
+               or doc.pick(["abstract", "introduction"], limit=3, where=problem))
     modules = _modules(doc)
     choices = _design_choices(doc)
     evaluation = _evaluation(doc, own_name)
-    flow = (doc.pick(["method"], limit=4) or doc.pick(["abstract"], cues.CONTRIBUTION, limit=3)
+    flow = (doc.pick(["method"], limit=4) or _abstract_method(doc, limit=4)
             or _method_heads(doc) or _naming(doc, own_name, limit=2) or _method_roles(doc))
     theory = doc.pick(["method", "problem", "abstract"], cues.THEORY, limit=3)
     code = next((c for s in of_kind(doc.sections, "method", "problem") for c in s.code), None)

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from vault_pipeline.ideas.contrast import method_statement
 from vault_pipeline.integrity import roles
 from vault_pipeline.integrity.leaks import _FIGURE, Finding, _neutralise, check_sentence, sentences
 from vault_pipeline.llm.inputs import PaperInput
@@ -95,8 +96,9 @@ EMPTY = ResultsContext(frozenset(), frozenset(), 0)
 def _result_lines(paper: PaperInput) -> Iterable[tuple[str, bool]]:
     """(text, always) pairs: always=True where the text is results context by position."""
     abstract = sentences(paper.abstract or "")
-    # the abstract's result and conclusion block is results context by where it stands
-    yield from zip(abstract, roles.outcome_block(abstract), strict=True)
+    # the abstract's result and conclusion block is results context by where it stands, read
+    # as the extractive reader reads it (a method statement is in it only as an outcome)
+    yield from zip(abstract, roles.outcome_block(abstract, method_statement), strict=True)
     if not paper.text:
         return
     for section in split_sections(paper.text):
