@@ -166,3 +166,22 @@ def test_the_judges_strict_bar_holds_where_the_role_model_sees_no_setting(monkey
         elif not s.outcome:
             assert s.leaky, s
     assert any(not s.leaky for s in doc.sentences)
+
+
+def test_what_a_study_did_is_never_its_problem() -> None:
+    """A procedure told in the past tense ("Blood serum was separated ...") is what the study
+    did: never a problem field, wherever it stands."""
+    abstract = [
+        "Low-dose radiation from cardiac imaging may damage the DNA of blood cells.",
+        "To determine the biological effects of this radiation, we measured the activation "
+        "of DNA damage response pathways.",
+        "Blood serum was separated and subjected to nuclear magnetic resonance spectroscopy.",
+        "Blood samples were collected from patients before and after imaging.",
+        "Imaging raised the expression of DNA damage response genes in most patients.",
+    ]
+    paper = PaperInput("2401.00005", "Imaging and DNA damage", " ".join(abstract), None, None,
+                       "abstract_only", None)
+    record, _ = decompose(paper)
+    problem = str([record["core_problem"], record["problem_definition"]])
+    assert "serum was separated" not in problem and "were collected" not in problem, problem
+    assert "may damage the DNA" in problem

@@ -218,12 +218,15 @@ def _problem_only(name: str | None) -> Callable[[Sentence], bool]:
     """Sentences fit for a problem field: no solution statement, no name of the method,
     and standing before the paper introduces its own work; or, in a paper that first names
     only what it studies ("This paper considers ..."), before its first solution statement,
-    read as background by the role model and not speaking of the paper's own work."""
+    read as background by the role model and not speaking of the paper's own work. Never
+    a method told in the past tense: a structured abstract's procedure is not its problem."""
     terms = [name] if name else []
 
     def fits(s: Sentence) -> bool:
         if method_leaks(s.text, terms):
             return False
+        if s.role == "method" and contrast.reports(s.text):
+            return False  # what the study did ("Samples were collected ..."), not its problem
         return s.before_method or (s.before_solution and s.role == "background"
                                    and not contrast.OWN_WORK.search(s.text))
     return fits
