@@ -149,23 +149,21 @@ class _FixedJudge:
         return [(self.strict_threshold if strict else self.threshold) <= 0.5] * len(sentences)
 
 
-def test_the_judges_strict_bar_holds_where_the_role_model_sees_no_setting(monkeypatch
-                                                                          ) -> None:
-    """A sentence read as background or objective, outside the outcome block, takes the
-    judge's own bar; every other sentence the strict one."""
+def test_the_judges_strict_bar_holds_past_the_opening_setting(monkeypatch) -> None:
+    """The opening run of sentences read as background or objective, outside the outcome
+    block, takes the judge's own bar; every sentence after it the strict one, even one read
+    as background (a result may read so after the method)."""
     from vault_pipeline.ideas import extractive
 
+    read = ["background", "objective", "method", "background", "method"]
     monkeypatch.setattr(extractive.classifier, "load", lambda: _FixedJudge())
-    paper = PaperInput("2401.00004", "Semantic attention for captions", " ".join(ATTEND),
+    monkeypatch.setattr(extractive.roles, "read_block",
+                        lambda block, method=None: ([False] * len(block), read[:len(block)]))
+    paper = PaperInput("2401.00004", "Semantic attention for captions",
+                       " ".join([ATTEND[0], ATTEND[2], ATTEND[3], ATTEND[1], ATTEND[4]]),
                        None, None, "abstract_only", None)
-    doc = extractive._Doc(paper)
-    for s in doc.sentences:
-        setting = s.role in ("background", "objective") and not s.outcome
-        if setting:
-            assert not s.leaky, s
-        elif not s.outcome:
-            assert s.leaky, s
-    assert any(not s.leaky for s in doc.sentences)
+    leaky = [s.leaky for s in extractive._Doc(paper).sentences]
+    assert leaky == [False, False, True, True, True], leaky
 
 
 def test_what_a_study_did_is_never_its_problem() -> None:

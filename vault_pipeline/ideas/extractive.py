@@ -127,13 +127,15 @@ class _Doc:
         places = _structure(texts, [k for _, k, *_ in found], blocks)
         outcome, before, method_after = places.outcome, places.before_method, \
             places.method_after
+        opening = _opening_run(places.roles, blocks)
         for i, ((sentence, kind, heading, para), score) in enumerate(
                 zip(found, scores, strict=True)):
             rules = bool(check_sentence(sentence))
             # the judge's strict bar is for sentences the role model cannot place before
-            # the outcomes; one it reads as background or objective takes the judge's own
-            bar = judge.threshold if judge and places.roles[i] in _SETTING_ROLES \
-                and not outcome[i] else (judge.strict_threshold if judge else 1.0)
+            # the outcomes; one of a block's opening run of background and objective (before
+            # anything it reads as a method or an outcome) takes the judge's own
+            bar = judge.threshold if judge and opening[i] and not outcome[i] \
+                else (judge.strict_threshold if judge else 1.0)
             leaky = bool(judge and score >= bar) or rules
             self.masked += leaky or outcome[i]
             plain = (not residual_number(sentence) and not looks_like_instruction(sentence)
@@ -208,6 +210,18 @@ def _structure(texts: list[str], kinds: list[str], blocks: list[tuple[int, int]]
         places.method_after[start:method_at] = [method_at < end] * (method_at - start)
         places.before_solution[solution_at:end] = [False] * (end - solution_at)
     return places
+
+
+def _opening_run(read: list[str], blocks: list[tuple[int, int]]) -> list[bool]:
+    """Per sentence: whether it stands in its block's opening run of sentences the role model
+    reads as background or objective (a result read as background stands after a method)."""
+    out = [False] * len(read)
+    for start, end in blocks:
+        for i in range(start, end):
+            if read[i] not in _SETTING_ROLES:
+                break
+            out[i] = True
+    return out
 
 
 def _first(values: list[str]) -> str | None:
