@@ -183,3 +183,19 @@ def test_what_a_study_did_is_never_its_problem() -> None:
     problem = str([record["core_problem"], record["problem_definition"]])
     assert "serum was separated" not in problem and "were collected" not in problem, problem
     assert "may damage the DNA" in problem
+
+
+def test_the_abstracts_method_part_ends_where_it_turns_to_outcomes(monkeypatch) -> None:
+    """A sentence read as the method after one read as a result is not the method part: a
+    structured abstract's results often describe what was done."""
+    from vault_pipeline.ideas import extractive
+
+    read = ["background", "background", "objective", "method", "result", "method"]
+    monkeypatch.setattr(extractive.roles, "read_block",
+                        lambda block, method=None: ([False] * len(block), read[:len(block)]))
+    late = "The fusion module is trained jointly with the caption decoder."
+    paper = PaperInput("2401.00004", "Semantic attention for captions",
+                       " ".join([*ATTEND[:4], "Human raters prefer its captions.", late]),
+                       None, None, "abstract_only", None)
+    flow = extractive.decompose(paper)[0]["method"]["flow"] or ""
+    assert ATTEND[3] in flow and late not in flow, flow

@@ -552,13 +552,17 @@ def _method_roles(doc: _Doc, limit: int = 3, exclude: Iterable[str] = ()) -> lis
 def _abstract_method(doc: _Doc, limit: int) -> list[str]:
     """The abstract's own method where the paper has no method section: its contribution
     statements and the clean sentences after them that the role model reads as the method
-    and that say what the method does ("Our algorithm learns to attend to ..."), in order.
-    Never one that names an evaluation, which an abstract's results open with, nor one told
-    in the past tense ("Samples were collected ..."): that is what a study did, and a
-    structured abstract's results often open with it."""
+    and that say what the method does ("Our algorithm learns to attend to ..."), in order,
+    up to where the abstract turns to its outcomes. Never one that names an evaluation,
+    which an abstract's results open with, nor one told in the past tense ("Samples were
+    collected ..."): that is what a study did, and a structured abstract's results often
+    open with it."""
+    turned = next((i for i, s in enumerate(doc.sentences) if s.kind == "abstract"
+                   and (s.outcome or s.role in ("result", "conclusion"))), len(doc.sentences))
+    before_outcomes = {s.text for s in doc.sentences[:turned]}
     return doc.pick(["abstract"], limit=limit, where=lambda s: bool(
         cues.CONTRIBUTION.search(s.text) or (
-            s.role == "method" and not s.before_method
+            s.role == "method" and not s.before_method and s.text in before_outcomes
             and not cues.EVALUATION.search(s.text) and not contrast.reports(s.text))))
 
 
