@@ -15,7 +15,10 @@ setting and challenge in length), documents every sentence of the others.
 
 Prints: the model's cost per query (batched), the static encoder's, and, for the raw and
 the mapped static vectors, their cosine to the model's and the overlap of their top-10
-search results with the model's over the documents."""
+search results with the model's over the documents; then a search with a right answer (an
+abstract's opening three sentences finding the rest of it among the others and 1,500
+training abstracts) by the model, by the static encoder on both sides, and by the mapped
+static query over the model's vectors."""
 
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from vault_pipeline.embeddings.embedders import load_query_embedder
 from vault_pipeline.integrity import roles
 
 RIDGE = 1e-2
+DISTRACTORS = 1_500  # training abstracts searched beside the right answers
 
 
 def token_table(embedder) -> np.ndarray:
@@ -75,6 +79,38 @@ def agreement(model_queries: np.ndarray, queries: np.ndarray, docs: np.ndarray
                                                                            strict=True)]))
 
 
+def found_at_10(queries: np.ndarray, docs: np.ndarray) -> float:
+    """Share of queries whose own document (row ``i`` for query ``i``) is among the 10
+    nearest of ``docs``."""
+    scores = queries @ docs.T
+    own = scores[np.arange(len(queries)), np.arange(len(queries))]
+    return float(((scores > own[:, None]).sum(1) < 10).mean())
+
+
+def known_item(embedder, table: np.ndarray, idf: np.ndarray, rows: list[dict],
+               distractors: list[dict]) -> None:
+    """Retrieval with a right answer: an abstract's opening found by the rest of it, among
+    the rest of ``distractors`` too, by the model on both sides, by the static encoder on
+    both sides (an index built with it), and by the mapped static query over the model's
+    index."""
+    paired = [r for r in rows if len(r["sentences"]) >= 4]
+    queries = [" ".join(r["sentences"][:3]) for r in paired]
+    docs = [" ".join(r["sentences"][3:]) for r in paired] + [
+        " ".join(r["sentences"]) for r in distractors]
+    model_docs = embedder.embed(docs)
+    fitted = static(embedder, table, docs, idf)
+    mapping = np.linalg.solve(fitted.T @ fitted + RIDGE * np.eye(fitted.shape[1]),
+                              fitted.T @ model_docs)
+    rows_out = (("model, both sides", embedder.embed(queries), model_docs),
+                ("static, both sides", static(embedder, table, queries, idf), fitted),
+                ("static mapped query, model index",
+                 static(embedder, table, queries, idf, mapping), model_docs))
+    print(f"known item: {len(queries)} openings, {len(docs):,} documents")
+    for name, q, d in rows_out:
+        d = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-12)
+        print(f"  {name:<34} own document in the top 10: {found_at_10(q, d):.3f}")
+
+
 def main() -> None:
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
     embedder = load_query_embedder("embedded")
@@ -109,6 +145,7 @@ def main() -> None:
         cosine, overlap = agreement(model_queries, vectors, model_docs)
         print(f"{name:<16} cosine to the model's vector {cosine:.3f}; top-10 overlap with "
               f"the model's search {overlap:.3f}")
+    known_item(embedder, table, idf, rows, roles.load_abstracts("train")[:DISTRACTORS])
 
 
 if __name__ == "__main__":

@@ -171,7 +171,7 @@ def test_a_method_statement_after_a_claim_is_kept() -> None:
     """A method statement is in the outcome block only when it reads as an outcome itself
     (the low threshold is for recall), not for standing after "We show that this is not
     the case."."""
-    from vault_pipeline.ideas.contrast import method_statement
+    from vault_pipeline.integrity.statements import method_statement
 
     block = [
         "Graph neural networks have found success in molecular property prediction.",

@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from vault_pipeline.integrity.statements import method_statement, reports
+
 _F = re.IGNORECASE
 
 # A sentence about other people's work: a determiner of prior work before a plural noun
@@ -59,25 +61,6 @@ KEY_IDEA = re.compile(
     r"|\bthe idea (?:is|behind)\b|\bbuilds? on the (?:observation|idea|insight)\b", _F)
 
 
-# A report of what was found or measured: such a sentence states an outcome (whose ever it
-# is), not what prior work leaves open.
-_REPORTING = re.compile(
-    r"\b(?:show\w*|shown|find\w*|found|reveal\w*|demonstrat\w*|observ\w*|indicat\w*"
-    r"|suggest\w*|confirm\w*|report\w*|experiment\w*|evaluat\w*|measured|measuring"
-    r"|measurements?|results?|analys[ie]s"
-    r"|outperform\w*|achiev\w*|improv\w*)\b", _F)
-# Past tense of an outcome ("failed", "did not", "were unable"): how a paper reports what
-# happened in its own study; prior work's limitation is stated in the present.
-_PAST = re.compile(r"\b(?:was|were|did|had|failed|struggled|suffered|lacked|remained"
-                   r"|performed|yielded|led)\b", _F)
-
-
-def reports(text: str) -> bool:
-    """Whether a sentence reports what was found or measured, or tells in the past tense
-    what happened: an outcome's wording, whoever's it is."""
-    return bool(_REPORTING.search(text) or _PAST.search(text))
-
-
 def prior_limitation(text: str) -> bool:
     """Whether a sentence is worded as a limitation of the state of the art (a gap: "existing
     methods cannot X", "however, this approach fails to capture Y") and not as an outcome of
@@ -85,23 +68,6 @@ def prior_limitation(text: str) -> bool:
     report of what was found or measured. Where it stands (before the paper's method, in an
     opening or related-work section) is the reader's to check."""
     return bool(LIMIT.search(text)) and not OWN_WORK.search(text) and not reports(text)
-
-
-# The paper introducing its own method ("To address this, we propose X, a framework that
-# ..."): what it builds, not what it found.
-_METHOD_STATEMENT = re.compile(
-    r"^\W*(?:(?:(?:to (?:address|tackle|overcome|solve|bridge|fill|handle|mitigate|close"
-    r"|remedy|resolve)|building (?:on|upon)|motivated by|inspired by|based on|leveraging)"
-    r"\b[^,]{0,80}|to (?:this|that) end|to do so|in this (?:paper|work|article|study)|here"
-    r"|instead|specifically|therefore|thus|hence|accordingly),\s+)?"
-    r"we (?:propose|introduce|present|design|develop|build|construct|devise)\s+"
-    r"(?:a |an |the )?", _F)
-
-
-def method_statement(text: str) -> bool:
-    """Whether a sentence introduces the paper's own method ("we propose X, a framework
-    for ..."), with no report of what was found or measured and nothing in the past tense."""
-    return bool(_METHOD_STATEMENT.search(text)) and not reports(text)
 
 
 # Where a method statement turns from what the method is to what it achieves ("..., a

@@ -17,9 +17,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from vault_pipeline.ideas.contrast import method_statement
 from vault_pipeline.integrity import roles
 from vault_pipeline.integrity.leaks import _FIGURE, Finding, _neutralise, check_sentence, sentences
+from vault_pipeline.integrity.statements import method_statement
 from vault_pipeline.llm.inputs import PaperInput
 from vault_pipeline.llm.sections import split_sections
 
