@@ -199,3 +199,20 @@ def test_the_abstracts_method_part_ends_where_it_turns_to_outcomes(monkeypatch) 
                        None, None, "abstract_only", None)
     flow = extractive.decompose(paper)[0]["method"]["flow"] or ""
     assert ATTEND[3] in flow and late not in flow, flow
+
+
+def test_an_abstracts_evaluation_set_up_is_never_copied() -> None:
+    """"The spotter is evaluated on ..." opens an abstract's results (as CSAbstruct's
+    annotators read one): never copied, even where the role model reads it as a method."""
+    abstract = [
+        "Keyword spotting must run on devices with little memory.",
+        "Existing spotting networks need millions of multiplications per second.",
+        "We propose TinySpot, a keyword spotter built from depthwise separable layers.",
+        "The spotter is evaluated on a microcontroller board with a speech corpus.",
+        "Its memory footprint fits the smallest boards.",
+    ]
+    paper = PaperInput("2401.00006", "TinySpot: small keyword spotting", " ".join(abstract),
+                       None, None, "abstract_only", None)
+    record, _ = decompose(paper)
+    assert "is evaluated on" not in str(record), record["proposed_evaluation"]
+    assert "We propose TinySpot" in (record["method"]["flow"] or "")
