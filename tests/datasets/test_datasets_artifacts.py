@@ -65,7 +65,7 @@ def test_every_target_has_three_artifacts_that_validate(vault: VaultPaths) -> No
     assert candidate["source_paper_id"] is None and candidate["novelty_type"] is None
     report = artifacts.filter(pl.col("role") == "report_writer").row(0, named=True)
     assert report["citations"] == ["2401.00001", "2405.00005"]
-    assert report["backend"] == "extractive" and report["model"] == "extractive/6"
+    assert report["backend"] == "extractive" and report["model"] == "extractive/7"
 
 
 def test_llm_gaps_stating_the_solution_are_masked_and_bad_answers_quarantined(

@@ -103,7 +103,7 @@ def test_every_paper_gets_a_valid_record_and_clean_views(vault: VaultPaths) -> N
     assert views.views + views.empty_views == 20 and views.empty_views > 0
     for row in records.iter_rows(named=True):
         record = MaskedRecord.model_validate({k: row[k] for k in RECORD_FIELDS})
-        assert row["backend"] == "extractive" and row["model"] == "extractive/6"
+        assert row["backend"] == "extractive" and row["model"] == "extractive/7"
         assert row["prompt_version"] == "none" and len(row["input_hash"]) == 64
         for path, text in iter_texts(record.model_dump()):
             if not path.startswith("references"):

@@ -32,8 +32,10 @@ from vault_pipeline.llm.inputs import PaperInput
 from vault_pipeline.llm.sections import Section, of_kind, split_sections
 from vault_pipeline.records.masked import THESIS_MAX_WORDS, MaskedRecord
 
-VERSION = "extractive/6"  # 6: the problem and the method by the role model's reading (the
-# problem before the first solution statement, the abstract's method part as the flow)
+VERSION = "extractive/7"  # 6: the problem and the method by the role model's reading (the
+# problem before the first solution statement, the abstract's method part as the flow); 7: an
+# abstract-only paper's method sentences, no evaluation set-up, no past-tense procedure as a
+# problem, no name or term from an outcome block
 _MIN_CHARS, _MAX_CHARS = 20, 600
 # Sections whose sentences report what the paper found: never copied, whatever their wording.
 OUTCOME_SECTIONS = frozenset({"experiments", "discussion"})
