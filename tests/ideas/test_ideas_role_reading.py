@@ -216,3 +216,19 @@ def test_an_abstracts_evaluation_set_up_is_never_copied() -> None:
     record, _ = decompose(paper)
     assert "is evaluated on" not in str(record), record["proposed_evaluation"]
     assert "We propose TinySpot" in (record["method"]["flow"] or "")
+
+
+def test_the_setting_reads_up_to_three_opening_sentences() -> None:
+    """An abstract-only paper's setting is its opening problem sentences, up to three."""
+    abstract = [
+        "Warehouses route hundreds of robots through narrow aisles every hour.",
+        "Each robot must reach its shelf without blocking the others.",
+        "Traffic rules written by hand break down when the layout changes.",
+        "Operators then redesign the rules for every new warehouse.",
+        "We propose FlowRoute, a planner that learns traffic rules from simulated layouts.",
+    ]
+    paper = PaperInput("2401.00007", "FlowRoute: learned warehouse traffic rules",
+                       " ".join(abstract), None, None, "abstract_only", None)
+    setting = decompose(paper)[0]["problem_definition"]["setting"] or ""
+    assert all(s in setting for s in abstract[:3]), setting
+    assert abstract[3] not in setting and "FlowRoute" not in setting

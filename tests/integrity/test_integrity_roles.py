@@ -197,8 +197,8 @@ def test_terms_and_names_are_never_read_from_an_outcome_block() -> None:
     trial = [*TRIAL[:5],
              "Uptake of free fatty acids in natural killer cells contributed to peroxisome "
              "proliferator-activated receptor (PPAR) activation.",
-             "Natural killer cells built on the ResNet-50 backbone respond to exercise, which "
-             "we call MoveCheck.", *TRIAL[7:]]
+             "Natural killer cells built on the ResNet-50 backbone respond to exercise, a "
+             "response called MoveCheck.", *TRIAL[7:]]
     paper = PaperInput("2401.00003", "Tailored exercise for frail older adults",
                        " ".join(trial), None, None, "abstract_only", None)
     record, _ = decompose(paper)

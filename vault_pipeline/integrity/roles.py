@@ -108,27 +108,30 @@ def context(p: np.ndarray, lengths: Sequence[int]) -> np.ndarray:
     """What the first pass read around each sentence, for the second: the role
     probabilities of the sentences one and two before and after it (zero, with a flag,
     where there is none), the highest outcome probability before and after it, and the mean
-    role probabilities of everything before and after it in its block."""
+    role probabilities of everything before and after it in its block. Whole-block array
+    operations: a section of hundreds of sentences costs no more than its length."""
     k = len(ROLES)
     outcome = p[:, ROLES.index("result")] + p[:, ROLES.index("conclusion")]
     out = np.zeros((len(p), CONTEXT_FEATURES))
     start = 0
     for n in lengths:
-        q, o = p[start:start + n], outcome[start:start + n]
-        for i in range(n):
-            row = out[start + i]
-            for slot, j in enumerate((i - 1, i + 1, i - 2, i + 2)):
-                if 0 <= j < n:
-                    row[slot * k:(slot + 1) * k] = q[j]
-            row[4 * k] = i == 0
-            row[4 * k + 1] = i == n - 1
-            row[4 * k + 2] = o[:i].max() if i else 0.0
-            row[4 * k + 3] = o[i + 1:].max() if i + 1 < n else 0.0
-            if i:
-                row[4 * k + 4:5 * k + 4] = q[:i].mean(axis=0)
-            if i + 1 < n:
-                row[5 * k + 4:6 * k + 4] = q[i + 1:].mean(axis=0)
+        q, o, rows = p[start:start + n], outcome[start:start + n], out[start:start + n]
         start += n
+        if not n:
+            continue
+        for slot, shift in enumerate((1, -1, 2, -2)):  # sentence i - shift
+            part = slice(slot * k, (slot + 1) * k)
+            if shift > 0:
+                rows[shift:, part] = q[:n - shift]
+            else:
+                rows[:n + shift, part] = q[-shift:]
+        rows[0, 4 * k] = rows[n - 1, 4 * k + 1] = 1.0
+        rows[1:, 4 * k + 2] = np.maximum.accumulate(o)[:-1]
+        rows[:-1, 4 * k + 3] = np.maximum.accumulate(o[::-1])[::-1][1:]
+        total = np.cumsum(q, axis=0)
+        index = np.arange(n)[:, None]
+        rows[1:, 4 * k + 4:5 * k + 4] = total[:-1] / index[1:]
+        rows[:-1, 5 * k + 4:6 * k + 4] = (total[-1] - total[:-1]) / (n - 1 - index[:-1])
     return out
 
 
@@ -138,6 +141,7 @@ class RoleModel:
     probability of being a result or a conclusion reaches ``threshold`` is in the outcome
     block, and so is every sentence after one that reaches ``block_threshold``."""
 
+    # float64, as scored: no copy of the weights on every call
     coef: np.ndarray  # (len(ROLES), N_FEATURES): the first pass
     intercept: np.ndarray  # (len(ROLES),)
     threshold: float
@@ -160,11 +164,11 @@ class RoleModel:
         matrix = features(blocks)
         if matrix.shape[0] == 0:
             return np.zeros((0, len(ROLES)))
-        first = _softmax(np.asarray(matrix @ self.coef.T.astype(np.float64)) + self.intercept)
+        first = _softmax(np.asarray(matrix @ self.coef.T) + self.intercept)
         if self.stack_coef is None or self.stack_intercept is None:
             return first
         around = context(first, [len(b) for b in blocks])
-        coef = self.stack_coef.astype(np.float64)
+        coef = self.stack_coef
         z = (np.asarray(matrix @ coef[:, :N_FEATURES].T) + around @ coef[:, N_FEATURES:].T
              + self.stack_intercept)
         return _softmax(z)
@@ -224,10 +228,10 @@ def load(path: Path = WEIGHTS) -> RoleModel | None:
         return None
     data = np.load(path)
     stacked = "stack_coef" in data.files
-    return RoleModel(data["coef"].astype(np.float32), data["intercept"],
+    return RoleModel(data["coef"].astype(np.float64), data["intercept"],
                      float(data["threshold"]), float(data["block_threshold"]),
                      json.loads(str(data["meta"])),
-                     data["stack_coef"].astype(np.float32) if stacked else None,
+                     data["stack_coef"].astype(np.float64) if stacked else None,
                      data["stack_intercept"] if stacked else None)
 
 
@@ -338,8 +342,8 @@ def train(train_rows: Sequence[dict], dev_rows: Sequence[dict], recall: float = 
             "corpora": sorted({a["corpus"] for a in train_rows}),
             "threshold_rule": f"highest threshold keeping {recall} of result and conclusion "
                               "sentences of the dev half of each domain in the outcome block"}
-    model = RoleModel(coef.astype(np.float32), intercept, 0.5, block_threshold, meta,
-                      stack_coef.astype(np.float32), stack_intercept)
+    model = RoleModel(coef, intercept, 0.5, block_threshold, meta, stack_coef,
+                      stack_intercept)
     threshold = choose_threshold(model, dev_rows, recall)
     return dataclasses.replace(model, threshold=threshold)
 
