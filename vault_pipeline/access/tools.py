@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from vault_pipeline.access import filtered_search, specs
+from vault_pipeline.access import specs
 from vault_pipeline.access.fulltext import pages, sections
 from vault_pipeline.access.log import CallRecord, frame
 from vault_pipeline.access.world import Catalog, World, canonical_id, clusters_of, make_world
@@ -35,7 +35,6 @@ from vault_pipeline.errors import VaultError
 if TYPE_CHECKING:
     from vault_pipeline.store.paths import VaultPaths
 
-SEARCH_COLUMNS = ["arxiv_id", "view", "text"]
 PRIOR_ART_VIEWS = ("problem_setting", "challenge")
 MAX_BATCH = 256  # calls in one batch
 STATUS = {"not_found": 404, "no_full_text": 404, "no_section": 404, "no_page": 404,
@@ -87,6 +86,7 @@ class Toolbox:
         self.cached_queries = cached_queries
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+        self._graph_lock = threading.Lock()  # a first build takes minutes: not under _lock
         self._catalog: Catalog | None = None
         self._table: Any = None
         self._embedder: Any = None
@@ -94,7 +94,7 @@ class Toolbox:
         self._clusters: pl.DataFrame | bool | None = False
         self._documents: OrderedDict[str, pl.DataFrame] = OrderedDict()
         self._worlds: OrderedDict[tuple, World] = OrderedDict()
-        self._rates = filtered_search.PassRates()
+        self._graph: Any = None
         self._queue: queue.Queue[tuple[SearchRequest, Future]] | None = None
         if coalesce:
             self._queue = queue.Queue()
@@ -135,8 +135,10 @@ class Toolbox:
             return self._embedder
 
     def warm(self) -> None:
-        """Load everything a first call would (catalog and its titles, index, model)."""
+        """Load everything a first call would (catalog and its titles, index and its search
+        graph, model)."""
         self.catalog.similar_titles("warm up")
+        self.graph()
         self.embedder().embed(["warm up"])
 
     def world(self, as_of: str | date | None = None, target: str | None = None,
@@ -197,23 +199,30 @@ class Toolbox:
             for (_, done), rows in zip(batch, results, strict=True):
                 done.set_result(rows)
 
-    def _search_now(self, requests: list[SearchRequest]) -> list[list[dict]]:
-        from vault_pipeline.index.layout import DISTANCE, IndexSettings
-
+    def graph(self):
+        """The in-memory search graph of the index (built or read once per process)."""
         table = self.index()
+        with self._graph_lock:
+            if self._graph is None:
+                from vault_pipeline.access.vector_graph import VectorGraph
+                from vault_pipeline.index.layout import IndexSettings, index_dir
+
+                self._graph = VectorGraph.of_table(table, index_dir(self.paths) / "graph",
+                                                   IndexSettings().ann_min_rows)
+            return self._graph
+
+    def _search_now(self, requests: list[SearchRequest]) -> list[list[dict]]:
+        graph = self.graph()
         vectors = self._embed([r.text for r in requests])
         groups: dict[str, list[int]] = {}
         for i, request in enumerate(requests):
             groups.setdefault(request.where, []).append(i)
         out: list[list[dict]] = [[] for _ in requests]
-        nprobes = IndexSettings().ann_nprobes
         for where, members in groups.items():
             depth = max(requests[i].fetch for i in members)
-            found = filtered_search.search(table, vectors[members], where, depth,
-                                           SEARCH_COLUMNS, DISTANCE, nprobes, self._rates)
+            found = graph.search(vectors[members], where, depth)
             for slot, rows in zip(members, found, strict=True):
                 for row in rows:
-                    row["score"] = round(1.0 - float(row.pop("_distance")), 6)
                     if (len(out[slot]) < requests[slot].depth
                             and row["arxiv_id"] not in requests[slot].hidden):
                         out[slot].append(row)
