@@ -143,3 +143,17 @@ def test_the_log_bounds_the_citation_reward(toolbox) -> None:
     cited = [*seen, "2403.00003"]  # one id the agent never retrieved
     assert shown == set(seen)
     assert citation_f1([c for c in cited if c in shown], seen) == 1.0
+
+
+def test_the_static_query_encoder_keeps_to_the_sessions_world(world_paths) -> None:
+    from vault_pipeline.access.tools import Toolbox
+    from vault_pipeline.errors import VaultError
+
+    box = Toolbox(world_paths, query_encoder="static")
+    early = ids(box.session("2024-03-01").search_prior_art(SETTING, CHALLENGE, k=10))
+    assert early and set(early) <= {"2401.00001", "2402.00002"}
+    found = ids(box.session("2026-01-01", TARGET).search_prior_art(SETTING, CHALLENGE, k=10))
+    assert found and TARGET not in found and NEAR_DUPLICATE not in found
+    assert list((world_paths.home / "index" / "graph").glob("query-v*.npz"))  # kept for reuse
+    with pytest.raises(VaultError, match="query encoder 'bm25'"):
+        Toolbox(world_paths, query_encoder="bm25")

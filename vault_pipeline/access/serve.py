@@ -147,17 +147,19 @@ def _page(request: Request) -> HTMLResponse:
 def create_app(home: str | os.PathLike[str] | None = None, warm: bool = True,
                on_ready: Callable[[], None] | None = None,
                on_stop: Callable[[], None] | None = None, as_of: str | None = None,
-               target: str | None = None) -> Starlette:
+               target: str | None = None, query_encoder: str = "model") -> Starlette:
     """The web app over one vault; ``warm`` loads the index and the model at start-up, so
     the first search is as fast as the others; ``on_ready`` runs once that is done,
     ``on_stop`` at shutdown (uvicorn ends the process by the signal right after). With
     ``as_of`` (and ``target``) every endpoint answers within that session's world, and
-    the agent tools are served under `/api/tools/` (`access.tools_http`)."""
+    the agent tools are served under `/api/tools/` (`access.tools_http`); their search
+    texts are embedded by ``query_encoder`` (`Toolbox`)."""
     from vault_pipeline.access.tools import Toolbox
     from vault_pipeline.access.tools_http import ToolService, routes
 
     vault = Vault(home)
-    vault._toolbox = Toolbox(vault.paths, coalesce=True)  # one per server: every face shares it
+    # one toolbox per server: every face shares it
+    vault._toolbox = Toolbox(vault.paths, coalesce=True, query_encoder=query_encoder)
     vault = vault.at(as_of, target)
     tools = ToolService(vault.toolbox, within=vault.world)
 
@@ -190,7 +192,7 @@ def create_app(home: str | os.PathLike[str] | None = None, warm: bool = True,
 
 
 def run(home: str | os.PathLike[str] | None, host: str, port: int, as_of: str | None = None,
-        target: str | None = None) -> None:
+        target: str | None = None, query_encoder: str = "model") -> None:
     """Serve until interrupted. The socket is bound first (a busy port is a one-line error),
     and the address is published in ``serve.json`` only once searches are warm; ``as_of``
     and ``target`` cut every answer (see `create_app`)."""
@@ -218,7 +220,8 @@ def run(home: str | os.PathLike[str] | None, host: str, port: int, as_of: str | 
     def stop() -> None:
         marker.unlink(missing_ok=True)
 
-    app = create_app(home, on_ready=ready, on_stop=stop, as_of=as_of, target=target)
+    app = create_app(home, on_ready=ready, on_stop=stop, as_of=as_of, target=target,
+                     query_encoder=query_encoder)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     try:
         server.run(sockets=[listener])

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from vault_pipeline.store.paths import VaultPaths
 
 PRIOR_ART_VIEWS = ("problem_setting", "challenge")
+QUERY_ENCODERS = ("model", "static")
 MAX_BATCH = 256  # calls in one batch
 STATUS = {"not_found": 404, "no_full_text": 404, "no_section": 404, "no_page": 404,
           "bad_arguments": 400, "batch_too_large": 413}
@@ -80,8 +81,16 @@ class Toolbox:
     """The shared side of the tools over one vault (thread-safe; load once per process)."""
 
     def __init__(self, paths: VaultPaths, coalesce: bool = False, max_batch: int = 64,
-                 cached_queries: int = 16_384) -> None:
+                 cached_queries: int = 16_384, query_encoder: str = "model") -> None:
+        """``query_encoder``: ``model`` embeds search texts with the index's own model;
+        ``static`` with a static encoder distilled from it (`embeddings.static_query`:
+        about 70x cheaper, slightly less accurate), for rollouts bound by the model."""
+        if query_encoder not in QUERY_ENCODERS:
+            raise VaultError(f"query encoder {query_encoder!r}: use one of "
+                             f"{', '.join(QUERY_ENCODERS)}")
         self.paths = paths
+        self.query_encoder = query_encoder
+        self._static: Any = None
         self.max_batch = max_batch
         self.cached_queries = cached_queries
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -134,12 +143,28 @@ class Toolbox:
                 self._embedder = load_query_embedder(source)
             return self._embedder
 
+    def query_model(self):
+        """What search texts are embedded with: the index's model, or the static encoder
+        distilled from it for this index version (read back or distilled once)."""
+        if self.query_encoder == "model":
+            return self.embedder()
+        graph, model = self.graph(), self.embedder()
+        with self._graph_lock:
+            if self._static is None:
+                from vault_pipeline.embeddings.static_query import for_index
+                from vault_pipeline.index.layout import index_dir
+
+                path = index_dir(self.paths) / "graph" / f"query-{graph.name}.npz"
+                self._static = for_index(graph.rows.column("text").to_pylist(),
+                                         graph.vectors, model, path)
+            return self._static
+
     def warm(self) -> None:
         """Load everything a first call would (catalog and its titles, index and its search
         graph, model)."""
         self.catalog.similar_titles("warm up")
         self.graph()
-        self.embedder().embed(["warm up"])
+        self.query_model().embed(["warm up"])
 
     def world(self, as_of: str | date | None = None, target: str | None = None,
               target_title: str | None = None) -> World:
@@ -237,7 +262,7 @@ class Toolbox:
                 self._vectors.move_to_end(text)
         missing = list(dict.fromkeys(t for t in texts if t not in found))
         if missing:
-            fresh = self.embedder().embed(missing)
+            fresh = self.query_model().embed(missing)
             with self._lock:
                 for text, vector in zip(missing, fresh, strict=True):
                     found[text] = vector

@@ -54,7 +54,8 @@ class VectorGraph:
     """One index table version's rows, their vectors, their HNSW graph and filter bitmaps."""
 
     def __init__(self, rows: pa.Table, vectors: np.ndarray, graph: Any | None,
-                 exact_rows: int = EXACT_ROWS) -> None:
+                 exact_rows: int = EXACT_ROWS, name: str = "") -> None:
+        self.name = name  # the table version it was made of: v<version>-<rows>
         self.rows = rows.select(ROW_COLUMNS)
         self.vectors = vectors
         self.graph = graph
@@ -71,10 +72,10 @@ class VectorGraph:
         no graph: every search of them is exact."""
         data = table.to_arrow()
         vectors = _vectors(data)
-        graph = None
+        graph, name = None, f"v{table.version}-{len(vectors)}"
         if len(vectors) >= min_rows:
-            graph = _load_or_build(vectors, folder, f"v{table.version}-{len(vectors)}")
-        return cls(data, vectors, graph, exact_rows=min_rows)
+            graph = _load_or_build(vectors, folder, name)
+        return cls(data, vectors, graph, exact_rows=min_rows, name=name)
 
     def __len__(self) -> int:
         return len(self.vectors)

@@ -387,6 +387,10 @@ def serve(
     port: Annotated[int, typer.Option("--port", "-p", help="Port.")] = 8765,
     as_of: AsOfOption = None,
     target: TargetOption = None,
+    query_encoder: Annotated[str, typer.Option(
+        help="What embeds the agent tools' search texts: model (the index's own) or static "
+             "(distilled from it: ~70x cheaper a query, slightly less accurate; for rollouts "
+             "bound by the model).")] = "model",
     home: HomeOption = None,
 ) -> None:
     """Serve the vault: a JSON API (/api/search, /api/papers, /api/tables, /api/sql), the
@@ -396,7 +400,7 @@ def serve(
     from vault_pipeline.access.serve import run
 
     try:
-        run(_vault(home).home, host, port, as_of, target)
+        run(_vault(home).home, host, port, as_of, target, query_encoder)
     except VaultError as exc:
         raise _fail(str(exc)) from None
 

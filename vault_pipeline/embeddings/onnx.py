@@ -170,6 +170,29 @@ class OnnxEmbedder:
         self._inputs = {i.name for i in self._session.get_inputs()}
         self.dimension = int(self._session.get_outputs()[0].shape[-1])
 
+    @property
+    def tokenizer(self):
+        """The model's own tokenizer (a static encoder distilled from it shares it)."""
+        return self._tokenizer
+
+    def token_vectors(self) -> np.ndarray:
+        """The model's pooled output for each vocabulary token alone, centred: the rows a
+        static encoder distils (`embeddings.static_query`)."""
+        size = self._tokenizer.get_vocab_size()
+        ids = np.arange(size)
+        cls_id = self._tokenizer.token_to_id("[CLS]") or 0
+        sep_id = self._tokenizer.token_to_id("[SEP]") or 0
+        out = np.zeros((size, self.dimension), np.float32)
+        for start in range(0, size, 512):
+            part = ids[start:start + 512]
+            batch = np.stack([np.full(len(part), cls_id), part, np.full(len(part), sep_id)], 1)
+            feed = {"input_ids": batch, "attention_mask": np.ones_like(batch),
+                    "token_type_ids": np.zeros_like(batch)}
+            tokens = self._session.run(None, {k: v for k, v in feed.items()
+                                              if k in self._inputs})[0]
+            out[part] = tokens.mean(1)
+        return out - out.mean(0, keepdims=True)
+
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit-length float32 vectors, in the order of ``texts``."""
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
