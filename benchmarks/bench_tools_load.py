@@ -5,7 +5,9 @@
   real catalog; vectors on a manifold and Zipf words as in `bench_index.py`, an IVF_FLAT
   index with the vault's settings; built once and kept under ``benchmarks/out/``;
 - the anchor: a plain LanceDB vector query of the same table with the session's filter,
-  in this process, one at a time and from ``--clients`` threads;
+  in this process, one at a time and from ``--clients`` threads; beside it the tools' own
+  HNSW graph search (`access/vector_graph.py`) of the same query, and the recall@28 of both
+  against the exact filtered answer;
 - `vault serve` on loopback: one client calling `search_prior_art` in turn, then
   ``--clients`` concurrent clients, each with its own session, ``--calls`` calls each
   (bounded by ``--seconds``), each sending its next call when the last is answered (closed
@@ -16,9 +18,11 @@
 - oversized and malformed calls: each must be a 4xx.
 
     python benchmarks/bench_tools_load.py [--papers 200000] [--clients 32] [--calls 40]
+        [--query-encoder static|model]
 
-Queries are distinct texts (random Zipf words), so every call embeds its text with the
-vault's model (ONNX Runtime) and no cache flatters the figures.
+Queries are distinct texts (random Zipf words), so every call embeds its text (with the
+static encoder by default, or the vault's model on ONNX Runtime) and no cache flatters the
+figures, except in the row that says its texts repeat.
 """
 
 from __future__ import annotations
@@ -131,10 +135,11 @@ def build_vault(root: Path, papers: int) -> Path:
     return root
 
 
-def serve(home: Path) -> tuple[subprocess.Popen, str, int]:
+def serve(home: Path, query_encoder: str) -> tuple[subprocess.Popen, str, int]:
     marker = home / "serve.json"
     marker.unlink(missing_ok=True)
-    process = subprocess.Popen([VAULT, "serve", "--home", str(home), "--port", "0"],
+    process = subprocess.Popen([VAULT, "serve", "--home", str(home), "--port", "0",
+                                "--query-encoder", query_encoder],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
     while not marker.exists():
@@ -399,6 +404,50 @@ def plain_lancedb(home: Path, queries: list[str], clients: int) -> dict:
             "conc_p99": percentiles(times)[1], "rate": len(vectors) / wall}
 
 
+def graph_beside_lancedb(home: Path, queries: list[str]) -> dict:
+    """The tools' in-memory graph search (`access/vector_graph.py`) of the same filtered
+    query, one at a time, and the recall@28 of it and of the plain LanceDB query against
+    the exact answer (every passing row scored)."""
+    from vault_pipeline.access.vector_graph import VectorGraph, _exact
+    from vault_pipeline.embeddings.embedders import load_query_embedder
+    from vault_pipeline.index.lance_index import IndexSettings, index_dir, open_index
+    from vault_pipeline.store.paths import VaultPaths
+
+    paths = VaultPaths(home)
+    table = open_index(paths)
+    started = time.perf_counter()
+    graph = VectorGraph.of_table(table, index_dir(paths) / "graph")
+    loaded = time.perf_counter() - started
+    vectors = load_query_embedder("embedded").embed(queries)
+    where = ("version_created < date '2025-06-01' AND "
+             "view IN ('problem_setting', 'challenge')")
+    graph.search(vectors[:1], where, 28)
+    times, found = [], []
+    for vector in vectors:
+        started = time.perf_counter()
+        found.append(graph.search(vector[None], where, 28)[0])
+        times.append(time.perf_counter() - started)
+    started = time.perf_counter()
+    graph.search(vectors[:32], where, 28)
+    batched = (time.perf_counter() - started) / min(32, len(vectors))
+    positions, _ = graph.passing(where)
+    truth, _ = _exact(graph.vectors, positions, vectors, 28)
+    texts_of = graph.rows.column("text").to_pylist()
+    nprobes = IndexSettings().ann_nprobes
+    lance = [(table.search(v).distance_type("dot").nprobes(nprobes)
+              .where(where, prefilter=True).select(["text"]).limit(28).to_arrow()
+              .column("text").to_pylist()) for v in vectors]
+
+    def recall(answers: list[list[str]]) -> float:
+        return float(np.mean([len(set(a) & {texts_of[p] for p in t}) / len(t)
+                              for a, t in zip(answers, truth, strict=True)]))
+
+    p50, p99 = percentiles(times)
+    return {"p50": p50, "p99": p99, "batched": batched * 1000, "loaded": loaded,
+            "recall": recall([[h["text"] for h in hits] for hits in found]),
+            "lance_recall": recall(lance), "passing": len(positions), "rows": len(graph)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=200_000,
@@ -411,6 +460,8 @@ def main() -> None:
                         help="Offered rates (calls/s) of the open-loop runs.")
     parser.add_argument("--paced-seconds", type=float, default=30.0,
                         help="Length of each open-loop run.")
+    parser.add_argument("--query-encoder", choices=["static", "model"], default="static",
+                        help="What `vault serve` embeds search texts with.")
     args = parser.parse_args()
     os.environ.setdefault("LANCEDB_LOG", "error")
     uptime = lambda: subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()  # noqa: E731
@@ -420,6 +471,8 @@ def main() -> None:
     build_vault(home, args.papers)
     built = json.loads((home / "built.json").read_text())
     import polars as pl
+
+    from vault_pipeline.index.layout import IndexSettings
 
     TARGETS.extend(pl.scan_parquet(home / "tables" / "papers.parquet")
                    .filter(pl.col("published") >= CUTOFF).select("arxiv_id").head(64)
@@ -432,7 +485,16 @@ def main() -> None:
           f"p50 {plain['p50']:.1f} ms, p99 {plain['p99']:.1f} ms |")
     print(f"| plain LanceDB, {args.clients} threads | p50 {plain['conc_p50']:.1f} ms, "
           f"p99 {plain['conc_p99']:.1f} ms, {plain['rate']:.0f} queries/s |")
-    process, host, port = serve(home)
+    graph = graph_beside_lancedb(home, texts(args.queries, seed=7))
+    print(f"| the tools' HNSW graph search, same filter ({graph['passing']:,} of "
+          f"{graph['rows']:,} rows pass), in process, one at a time | p50 {graph['p50']:.2f} "
+          f"ms, p99 {graph['p99']:.2f} ms; {graph['batched']:.2f} ms a query in a batch of 32; "
+          f"graph read in {graph['loaded']:.1f} s |")
+    print(f"| recall@28 against the exact filtered answer | graph {graph['recall']:.3f}, "
+          f"plain LanceDB (IVF_FLAT, {IndexSettings().ann_nprobes} probes) "
+          f"{graph['lance_recall']:.3f} |")
+    process, host, port = serve(home, args.query_encoder)
+    print(f"vault serve --query-encoder {args.query_encoder}")
     try:
         p50, p99 = single_client(host, port, texts(args.queries, seed=8))
         print(f"| search_prior_art over HTTP, one client | p50 {p50:.1f} ms, p99 {p99:.1f} ms |")
