@@ -69,3 +69,15 @@ def test_stdio_server_of_the_cli(world_paths) -> None:
     log = pl.read_parquet(world_paths.table("tool_calls")).filter(
         pl.col("session_id") == "mcp-1")
     assert log["tool"].to_list() == ["search_prior_art", "get_paper", "get_paper"]
+
+
+def test_an_unknown_query_encoder_is_a_one_line_error(world_paths) -> None:
+    from typer.testing import CliRunner
+
+    from vault_pipeline.cli.app import app
+
+    result = CliRunner().invoke(app, ["tools", "mcp", "--home", str(world_paths.home),
+                                      "--query-encoder", "bm25"])
+    assert result.exit_code == 1
+    assert "query encoder 'bm25': use one of model, static" in result.output
+    assert "Traceback" not in result.output

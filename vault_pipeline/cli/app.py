@@ -62,6 +62,10 @@ AsOfOption = Annotated[str | None, typer.Option(
     "was created before this day.")]
 TargetOption = Annotated[str | None, typer.Option(
     help="A session's target paper: never shown, nor its near-duplicates.")]
+QueryEncoderOption = Annotated[str, typer.Option(
+    help="What embeds the agent tools' search texts: model (the index's own) or static "
+         "(distilled from it: ~70x cheaper a query, slightly less accurate; for rollouts "
+         "bound by the model).")]
 
 
 def _fail(message: str, code: int = 1) -> typer.Exit:
@@ -387,10 +391,7 @@ def serve(
     port: Annotated[int, typer.Option("--port", "-p", help="Port.")] = 8765,
     as_of: AsOfOption = None,
     target: TargetOption = None,
-    query_encoder: Annotated[str, typer.Option(
-        help="What embeds the agent tools' search texts: model (the index's own) or static "
-             "(distilled from it: ~70x cheaper a query, slightly less accurate; for rollouts "
-             "bound by the model).")] = "model",
+    query_encoder: QueryEncoderOption = "model",
     home: HomeOption = None,
 ) -> None:
     """Serve the vault: a JSON API (/api/search, /api/papers, /api/tables, /api/sql), the
@@ -599,6 +600,7 @@ def tools_mcp(
     session_id: Annotated[str | None, typer.Option(
         "--session-id", help="The session's id in the `tool_calls` log (a rollout's id).")
     ] = None,
+    query_encoder: QueryEncoderOption = "model",
     home: HomeOption = None,
 ) -> None:
     """Serve the agent tools over stdio as a Model Context Protocol server, as one session
@@ -610,7 +612,7 @@ def tools_mcp(
 
     try:
         paths = _vault(home)
-        session = Toolbox(paths).session(as_of, target, session_id)
+        session = Toolbox(paths, query_encoder=query_encoder).session(as_of, target, session_id)
     except VaultError as exc:
         raise _fail(str(exc)) from None
     serve_stdio(session, on_close=lambda: log.append(paths.store, session.calls))
