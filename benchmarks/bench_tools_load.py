@@ -408,6 +408,7 @@ def graph_beside_lancedb(home: Path, queries: list[str]) -> dict:
     """The tools' in-memory graph search (`access/vector_graph.py`) of the same filtered
     query, one at a time, and the recall@28 of it and of the plain LanceDB query against
     the exact answer (every passing row scored)."""
+    from vault_pipeline.access.tools import SEARCHED_VIEWS
     from vault_pipeline.access.vector_graph import VectorGraph, _exact
     from vault_pipeline.embeddings.embedders import load_query_embedder
     from vault_pipeline.index.lance_index import IndexSettings, index_dir, open_index
@@ -416,7 +417,7 @@ def graph_beside_lancedb(home: Path, queries: list[str]) -> dict:
     paths = VaultPaths(home)
     table = open_index(paths)
     started = time.perf_counter()
-    graph = VectorGraph.of_table(table, index_dir(paths) / "graph")
+    graph = VectorGraph.of_table(table, index_dir(paths) / "graph", views=SEARCHED_VIEWS)
     loaded = time.perf_counter() - started
     vectors = load_query_embedder("embedded").embed(queries)
     where = ("version_created < date '2025-06-01' AND "

@@ -143,3 +143,21 @@ def test_the_saved_graph_follows_the_table_version(walked, monkeypatch) -> None:
     assert built == [1, 1]
     assert [p.name for p in (folder / "graph").glob("*.faiss")] == [
         f"v{table.version}-5995.faiss"]
+
+
+def test_a_graph_of_some_views_holds_them_alone_and_answers_as_the_whole(walked,
+                                                                          tmp_path) -> None:
+    """The tools' graph holds only the views they search: its answers for those views are
+    the whole table's, and it is saved under a name of its own."""
+    table, whole, _ = walked
+    views = ("problem_setting", "challenge")
+    part = VectorGraph.of_table(table, tmp_path / "graph", min_rows=10_000, views=views)
+    held = table.count_rows("view IN ('problem_setting', 'challenge')")
+    assert len(part) == held < table.count_rows()
+    assert set(part.rows.column("view").to_pylist()) == set(views)
+    whole.exact_rows = part.exact_rows = 10_000  # both exact: the same answers expected
+    queries = np.random.default_rng(3).normal(size=(6, DIM)).astype(np.float32)
+    where = where_of(3_000, list(views), ["hep-th"], [7])
+    assert part.search(queries, where, 12) == whole.search(queries, where, 12)
+    assert part.search(queries, "view = 'proposal'", 5) == [[]] * 6
+    assert part.name.startswith(f"v{table.version}-{held}-") and part.name != whole.name
