@@ -157,3 +157,25 @@ def test_the_static_query_encoder_keeps_to_the_sessions_world(world_paths) -> No
     assert list((world_paths.home / "index" / "graph").glob("query-v*.npz"))  # kept for reuse
     with pytest.raises(VaultError, match="query encoder 'bm25'"):
         Toolbox(world_paths, query_encoder="bm25")
+
+
+def test_a_batch_walks_once_for_each_distinct_search(toolbox, monkeypatch) -> None:
+    """Trajectories of one target repeat their first searches: a batch walks the graph once
+    per distinct text and filter, and each session still gets its own answer."""
+    graph = toolbox.graph()
+    walked = []
+    real = graph.search
+    monkeypatch.setattr(graph, "search",
+                        lambda queries, where, depth: walked.append(len(queries))
+                        or real(queries, where, depth))
+    args = {"problem_setting": SETTING, "challenge": CHALLENGE}
+    rollouts = [toolbox.session("2026-01-01", TARGET) for _ in range(6)]
+    other = toolbox.session("2026-01-01")  # no target: the same filter, nothing hidden
+    calls = [(s, "search_prior_art", args) for s in rollouts] + [
+        (other, "search_prior_art", args),
+        (rollouts[0], "search_prior_art", {**args, "challenge": "latency of routing"})]
+    answers = call_batch(calls)
+    assert walked == [2]
+    single = rollouts[1].call("search_prior_art", args)
+    assert all(ids(a) == ids(single) for a in answers[:6])
+    assert TARGET not in ids(answers[0]) and ids(answers[6]) != ids(answers[0])

@@ -241,20 +241,25 @@ class Toolbox:
             return self._graph
 
     def _search_now(self, requests: list[SearchRequest]) -> list[list[dict]]:
+        """One walk per distinct (filter, text): the trajectories of one target send the
+        same first searches, and sessions of different targets share a filter (hidden ids
+        are taken out of the rows afterwards)."""
         graph = self.graph()
         vectors = self._embed([r.text for r in requests])
-        groups: dict[str, list[int]] = {}
+        groups: dict[str, dict[str, list[int]]] = {}
         for i, request in enumerate(requests):
-            groups.setdefault(request.where, []).append(i)
+            groups.setdefault(request.where, {}).setdefault(request.text, []).append(i)
         out: list[list[dict]] = [[] for _ in requests]
-        for where, members in groups.items():
-            depth = max(requests[i].fetch for i in members)
-            found = graph.search(vectors[members], where, depth)
-            for slot, rows in zip(members, found, strict=True):
-                for row in rows:
-                    if (len(out[slot]) < requests[slot].depth
-                            and row["arxiv_id"] not in requests[slot].hidden):
-                        out[slot].append(row)
+        for where, by_text in groups.items():
+            walked = [members[0] for members in by_text.values()]
+            depth = max(requests[i].fetch for members in by_text.values() for i in members)
+            found = graph.search(vectors[walked], where, depth)
+            for members, rows in zip(by_text.values(), found, strict=True):
+                for slot in members:
+                    for row in rows:
+                        if (len(out[slot]) < requests[slot].depth
+                                and row["arxiv_id"] not in requests[slot].hidden):
+                            out[slot].append(row)
         return out
 
     def _embed(self, texts: list[str]) -> np.ndarray:
