@@ -352,6 +352,8 @@ def grouped_batch(host: str, port: int, groups: int = 8, size: int = 8, first: i
          "arguments": prior_art(queries[i // size])} for i, session in enumerate(sessions)]})
     elapsed = time.perf_counter() - started
     assert status == 200 and all("results" in a for a in body["answers"]), body
+    for session in sessions:
+        client.post("/api/tools/close", {"session_id": session})
     return elapsed * 1000
 
 

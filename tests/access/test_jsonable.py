@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from datetime import date
 
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vault_pipeline.access.tools import jsonable
@@ -14,9 +14,10 @@ from vault_pipeline.access.tools import jsonable
 leaves = (st.none() | st.booleans() | st.integers() | st.text(max_size=8)
           | st.floats(allow_nan=False) | st.dates(min_value=date(1990, 1, 1)))
 answers = st.recursive(leaves, lambda inner: st.lists(inner, max_size=4)
-                       | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=30)
+                       | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=20)
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a loaded CI core
 @given(answers)
 def test_jsonable_is_the_json_round_trip(value) -> None:
     assert jsonable(value) == json.loads(json.dumps(value, default=str))

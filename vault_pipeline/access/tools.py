@@ -32,6 +32,7 @@ from vault_pipeline.access.log import CallRecord, frame
 from vault_pipeline.access.world import Catalog, World, canonical_id, clusters_of, make_world
 from vault_pipeline.access.world import target_title as target_title_of
 from vault_pipeline.errors import VaultError
+from vault_pipeline.index.layout import in_list, sql_literal
 
 if TYPE_CHECKING:
     from vault_pipeline.store.paths import VaultPaths
@@ -72,6 +73,10 @@ class SearchRequest:
     where: str
     depth: int
     hidden: frozenset[str] = frozenset()
+
+    def visible(self, rows: list[dict]) -> list[dict]:
+        """The first ``depth`` of ``rows`` not of a hidden paper."""
+        return [row for row in rows if row["arxiv_id"] not in self.hidden][: self.depth]
 
     @property
     def fetch(self) -> int:
@@ -256,10 +261,7 @@ class Toolbox:
             found = graph.search(vectors[walked], where, depth)
             for members, rows in zip(by_text.values(), found, strict=True):
                 for slot in members:
-                    for row in rows:
-                        if (len(out[slot]) < requests[slot].depth
-                                and row["arxiv_id"] not in requests[slot].hidden):
-                            out[slot].append(row)
+                    out[slot] = requests[slot].visible(rows)
         return out
 
     def _embed(self, texts: list[str]) -> np.ndarray:
@@ -282,8 +284,8 @@ class Toolbox:
 
     # -- per-paper reads ---------------------------------------------------------------
     def views(self, arxiv_id: str) -> dict[str, str]:
-        quoted = arxiv_id.replace("'", "''")
-        rows = (self.index().search().where(f"arxiv_id = '{quoted}'").select(["view", "text"])
+        rows = (self.index().search().where(f"arxiv_id = {sql_literal(arxiv_id)}")
+                .select(["view", "text"])
                 .limit(32).to_arrow().to_pylist())
         return {row["view"]: row["text"] for row in sorted(rows, key=lambda r: r["view"])}
 
@@ -412,16 +414,14 @@ class Session:
 
         where, hidden = self.world.where(hidden=False), self.world.hidden
         if isinstance(args, specs.SearchPriorArt):
-            views = ", ".join(f"'{v}'" for v in PRIOR_ART_VIEWS)
             return SearchRequest(f"{args.problem_setting}\n{args.challenge}",
-                                 f"{where} AND view IN ({views})",
+                                 f"{where} AND {in_list('view', PRIOR_ART_VIEWS)}",
                                  args.k * len(PRIOR_ART_VIEWS) + 8, hidden)
         assert isinstance(args, specs.SearchMechanisms)
         fields = args.exclude_fields
         if fields is None:
             fields = self._target_fields()
-        views = ", ".join(f"'{v}'" for v in MECHANISM_VIEWS)
-        clause = f"{where} AND view IN ({views})"
+        clause = f"{where} AND {in_list('view', MECHANISM_VIEWS)}"
         if fields:
             try:
                 clause += " AND " + _field_clause(",".join(fields), negate=True)

@@ -44,6 +44,8 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from vault_pipeline.index.layout import in_list
+
 log = logging.getLogger(__name__)
 
 FILTER_COLUMNS = ["arxiv_id", "view", "version_created", "published", "primary_category",
@@ -165,16 +167,12 @@ def _rows_in_order(table: Any, views: Sequence[str] | None = None) -> pa.Table:
     columns = [c for c in dict.fromkeys([*ROW_COLUMNS, *FILTER_COLUMNS, "vector"]) if c in names]
     query = table.search().with_row_id(True).select(columns).limit(None)
     if views is not None:
-        query = query.where("view IN (" + ", ".join(_quoted(v) for v in views) + ")")
+        query = query.where(in_list("view", views))
     data = query.to_arrow()
     ids = data.column("_rowid").to_numpy()
     if len(ids) > 1 and not (np.diff(ids.astype(np.int64)) > 0).all():
         data = data.take(pa.array(np.argsort(ids, kind="stable")))
     return data.drop_columns(["_rowid"])
-
-
-def _quoted(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
 
 
 def _vectors(data: pa.Table) -> np.ndarray:

@@ -28,6 +28,7 @@ import polars as pl
 
 from vault_pipeline.errors import VaultError
 from vault_pipeline.ids import parse_arxiv_id
+from vault_pipeline.index.layout import sql_literal
 from vault_pipeline.papers.versions import vault_versions
 from vault_pipeline.reviews.build import title_key
 from vault_pipeline.schemas import PAPER_VERSIONS, PAPERS, SPLITS
@@ -120,8 +121,8 @@ class Catalog:
         self.frame = frame.sort("arxiv_id")
         self.cutoff = cutoff
         self._ids = self.frame["arxiv_id"].to_numpy().astype(str)
-        # a dict: a search batch looks up some 700 ids, and numpy's searchsorted of one
-        # string costs ~50 us of call overhead
+        # a dict: a search batch looks up some 700 ids; one lookup 1.8 us against 5.4 us
+        # for numpy's searchsorted (194k papers)
         self._positions = {arxiv_id: i for i, arxiv_id in enumerate(self._ids.tolist())}
         created = self.frame["version_created"].cast(pl.Int32)
         # a paper with no known day for its held version is never seen (no day is after int max)
@@ -149,8 +150,8 @@ class Catalog:
         return self.frame.row(position, named=True)
 
     def brief(self, position: int) -> dict:
-        """The columns a search hit or a citation shows, from Python lists made once: a row
-        of the whole record costs ~20 us, and a batch of 64 searches shows some 700."""
+        """The columns a search hit or a citation shows, from Python lists made once: 3.6 us
+        against 16 us for a row of the whole record (194k papers), some 700 a batch."""
         if self._brief is None:
             with self._lock:
                 if self._brief is None:
@@ -242,7 +243,7 @@ class World:
         sessions of one cutoff share one prefilter)."""
         clause = f"version_created < date '{self.as_of.isoformat()}'"
         if self.hidden and hidden:
-            quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in sorted(self.hidden))
+            quoted = ", ".join(sql_literal(i) for i in sorted(self.hidden))
             clause += f" AND arxiv_id NOT IN ({quoted})"
         return clause
 

@@ -42,6 +42,7 @@ from vault_pipeline.index.layout import (
     index_exists,
     index_uri,
     metadata_of,
+    sql_literal,
 )
 from vault_pipeline.papers.versions import text_before, text_dates, vault_versions
 from vault_pipeline.pipeline.counters import Counters
@@ -196,12 +197,8 @@ def _existing(table) -> pl.DataFrame:
     return pl.from_arrow(scan).select(columns)  # type: ignore[union-attr]
 
 
-def _quote(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
-
-
 def _key_filter(keys: pl.DataFrame) -> str:
-    return " OR ".join(f"(arxiv_id = {_quote(a)} AND view = {_quote(v)})"
+    return " OR ".join(f"(arxiv_id = {sql_literal(a)} AND view = {sql_literal(v)})"
                        for a, v in keys.select(KEY).iter_rows())
 
 

@@ -4,6 +4,7 @@ build (`lance_index.py`, which imports Polars and LanceDB) and the one-shot sear
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -36,6 +37,17 @@ class IndexSettings:
     ann_nprobes: int = 80
     exclude_evaluation: bool = True  # papers an evaluation set uses are not retrievable
     cutoff: date | None = None  # the split's, reported while `splits` is still empty
+
+
+def sql_literal(value: str) -> str:
+    """A string literal of the index's SQL predicates (LanceDB, and DuckDB over the same
+    columns): quotes doubled."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def in_list(column: str, values: Iterable[str]) -> str:
+    """``column IN ('a', 'b')`` of the index's predicates."""
+    return f"{column} IN (" + ", ".join(sql_literal(v) for v in values) + ")"
 
 
 def index_dir(paths: VaultPaths) -> Path:
