@@ -426,22 +426,24 @@ def plain_lancedb(home: Path, queries: list[str], clients: int) -> dict:
             "conc_p99": percentiles(times)[1], "rate": len(vectors) / wall}
 
 
-def graph_beside_lancedb(home: Path, queries: list[str]) -> dict:
+def graph_beside_lancedb(home: Path, queries: list[str], encoder: str) -> dict:
     """The tools' in-memory graph search (`access/vector_graph.py`) of the same filtered
-    query, one at a time, and the recall@28 of it and of the plain LanceDB query against
-    the exact answer (every passing row scored)."""
-    from vault_pipeline.access.tools import SEARCHED_VIEWS
-    from vault_pipeline.access.vector_graph import VectorGraph, _exact
-    from vault_pipeline.embeddings.embedders import load_query_embedder
+    query, one at a time, its search depth tuned for ``encoder`` as the server tunes it, and
+    the recall@28 of it and of the plain LanceDB query (the same query vectors) against the
+    exact answer (every passing row scored)."""
+    from vault_pipeline.access.tools import Toolbox
+    from vault_pipeline.access.vector_graph import _exact
     from vault_pipeline.index.lance_index import IndexSettings, index_dir, open_index
     from vault_pipeline.store.paths import VaultPaths
 
     paths = VaultPaths(home)
     table = open_index(paths)
+    toolbox = Toolbox(paths, query_encoder=encoder)
     started = time.perf_counter()
-    graph = VectorGraph.of_table(table, index_dir(paths) / "graph", views=SEARCHED_VIEWS)
+    graph = toolbox.graph()
     loaded = time.perf_counter() - started
-    vectors = load_query_embedder("embedded").embed(queries)
+    tuned = graph.tune(toolbox.query_model(), index_dir(paths) / "graph")  # as the server
+    vectors = toolbox.query_model().embed(queries)
     where = ("version_created < date '2025-06-01' AND "
              "view IN ('problem_setting', 'challenge')")
     graph.search(vectors[:1], where, 28)
@@ -468,7 +470,8 @@ def graph_beside_lancedb(home: Path, queries: list[str]) -> dict:
     p50, p99 = percentiles(times)
     return {"p50": p50, "p99": p99, "batched": batched * 1000, "loaded": loaded,
             "recall": recall([[h["text"] for h in hits] for hits in found]),
-            "lance_recall": recall(lance), "passing": len(positions), "rows": len(graph)}
+            "lance_recall": recall(lance), "passing": len(positions), "rows": len(graph),
+            "depth": graph.search_depth, "tuned_recall": tuned.get("recall", 1.0)}
 
 
 def main() -> None:
@@ -508,10 +511,11 @@ def main() -> None:
           f"p50 {plain['p50']:.1f} ms, p99 {plain['p99']:.1f} ms |")
     print(f"| plain LanceDB, {args.clients} threads | p50 {plain['conc_p50']:.1f} ms, "
           f"p99 {plain['conc_p99']:.1f} ms, {plain['rate']:.0f} queries/s |")
-    graph = graph_beside_lancedb(home, texts(args.queries, seed=7))
+    graph = graph_beside_lancedb(home, texts(args.queries, seed=7), args.query_encoder)
     print(f"| the tools' HNSW graph search, same filter ({graph['passing']:,} of "
           f"{graph['rows']:,} rows pass), in process, one at a time | p50 {graph['p50']:.2f} "
           f"ms, p99 {graph['p99']:.2f} ms; {graph['batched']:.2f} ms a query in a batch of 32; "
+          f"efSearch {graph['depth']} (tuned for recall@28 {graph['tuned_recall']:.3f}); "
           f"graph read in {graph['loaded']:.1f} s |")
     print(f"| recall@28 against the exact filtered answer | graph {graph['recall']:.3f}, "
           f"plain LanceDB (IVF_FLAT, {IndexSettings().ann_nprobes} probes) "

@@ -166,8 +166,8 @@ def test_a_batch_walks_once_for_each_distinct_search(toolbox, monkeypatch) -> No
     walked = []
     real = graph.search
     monkeypatch.setattr(graph, "search",
-                        lambda queries, where, depth: walked.append(len(queries))
-                        or real(queries, where, depth))
+                        lambda queries, where, depth, **kw: walked.append(len(queries))
+                        or real(queries, where, depth, **kw))
     args = {"problem_setting": SETTING, "challenge": CHALLENGE}
     rollouts = [toolbox.session("2026-01-01", TARGET) for _ in range(6)]
     other = toolbox.session("2026-01-01")  # no target: the same filter, nothing hidden

@@ -161,3 +161,63 @@ def test_a_graph_of_some_views_holds_them_alone_and_answers_as_the_whole(walked,
     assert part.search(queries, where, 12) == whole.search(queries, where, 12)
     assert part.search(queries, "view = 'proposal'", 5) == [[]] * 6
     assert part.name.startswith(f"v{table.version}-{held}-") and part.name != whole.name
+
+
+class _Encoder:
+    """Random unit vectors, one per text (seeded by the text): queries off the rows."""
+
+    name = "fake-encoder"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.stack([np.random.default_rng(sum(map(ord, t))).normal(size=DIM)
+                        for t in texts]).astype(np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def test_the_search_depth_is_the_smallest_reaching_the_recall_and_is_kept(walked, tmp_path,
+                                                                          monkeypatch) -> None:
+    """`tune` picks the first efSearch of the ladder whose recall@28 reaches the target (the
+    one before it falls short), keeps it beside the graph per encoder, and the walk uses it."""
+    _, graph, _ = walked
+    folder = tmp_path / "graph"
+    found = graph.tune(_Encoder(), folder, target=0.999)
+    measured = {int(d): r for d, r in found["measured"].items()}
+    assert graph.search_depth == found["depth"] == max(measured) > min(measured)
+    assert measured[found["depth"]] >= 0.999
+    assert all(r < 0.999 for d, r in measured.items() if d < found["depth"])
+    assert [p.name for p in folder.glob("*.depth.json")] == [f"{graph.name}.depth.json"]
+    calls = []
+    monkeypatch.setattr(VectorGraph, "_measure_depth",
+                        lambda self, e, t: calls.append(t) or {"depth": 77, "target": t})
+    assert graph.tune(_Encoder(), folder, target=0.999) == found and calls == []  # read back
+    graph.tune(_Encoder(), folder, target=0.5)  # another target: measured again
+    assert calls == [0.5] and graph.search_depth == 77
+    (folder / f"{graph.name}.depth.json").write_text("{damaged")
+    graph.tune(_Encoder(), folder, target=0.999)
+    assert calls == [0.5, 0.999]
+    monkeypatch.undo()
+    unreachable = graph.tune(_Encoder(), None, target=1.01)
+    assert unreachable["depth"] == vector_graph.TUNING_DEPTHS[-1] == graph.search_depth
+    widths = []
+    monkeypatch.setattr(vector_graph, "MAX_SEARCH_DEPTH", 10_000)
+    real = graph.graph.search
+    monkeypatch.setattr(graph.graph, "search", lambda q, k, params: widths.append(
+        params.efSearch) or real(q, k, params=params))
+    graph.exact_rows, graph.search_depth = 100, 333
+    graph.search(_Encoder().embed(["q"]), where_of(4_000, list(VIEWS), [], []), 10)
+    assert widths == [333]
+
+
+def test_rows_without_texts_read_the_same_texts_afterwards(walked) -> None:
+    """A search that leaves its texts out gives each row's position; `texts` of those
+    positions are the texts the full search shows, row for row."""
+    _, graph, _ = walked
+    graph.exact_rows = 100
+    queries = np.random.default_rng(4).normal(size=(3, DIM)).astype(np.float32)
+    where = where_of(4_000, ["problem_setting", "challenge"], [], [])
+    full, bare = graph.search(queries, where, 9), graph.search(queries, where, 9, texts=False)
+    assert [[(r["arxiv_id"], r["view"], r["score"]) for r in q] for q in full] == [
+        [(r["arxiv_id"], r["view"], r["score"]) for r in q] for q in bare]
+    assert [graph.texts([r["position"] for r in q]) for q in bare] == [
+        [r["text"] for r in q] for q in full]
+    assert graph.texts([]) == []

@@ -79,3 +79,20 @@ def test_empty_texts_give_finite_vectors(fitted) -> None:
     vectors = encoder.embed(["", "   "])
     assert vectors.shape == (2, encoder.dimension) and np.isfinite(vectors).all()
     assert encoder.embed([]).shape == (0, encoder.dimension)
+
+
+def test_the_map_runs_on_one_blas_thread(fitted, monkeypatch) -> None:
+    """BLAS's idle threads spin after a threaded product and slow the graph walk that
+    follows a query's embedding: the map is computed under a one-thread BLAS limit."""
+    _, encoder, _ = fitted
+    real, threads = static_query._blas(), []
+
+    class Recording:
+        def limit(self, **kwargs):
+            threads.append(kwargs)
+            return real.limit(**kwargs)
+
+    monkeypatch.setattr(static_query, "_blas", lambda: Recording())
+    vectors = encoder.embed(["a query about sparse attention", "and another one"])
+    assert threads == [{"limits": 1, "user_api": "blas"}]
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)

@@ -5,7 +5,6 @@ is one session: its cutoff and target are fixed when it starts."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,7 +19,7 @@ def build_server(session: Session) -> Server:
     import mcp_types as types
     from mcp.server import Server
 
-    from vault_pipeline.access import specs
+    from vault_pipeline.access import specs, wire
 
     tools = [types.Tool(name=name, description=specs.description(name),
                         input_schema=specs.parameters(name)) for name in specs.TOOLS]
@@ -30,7 +29,7 @@ def build_server(session: Session) -> Server:
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         answer = await anyio.to_thread.run_sync(session.call, params.name, params.arguments)
-        text = json.dumps(answer, ensure_ascii=False)
+        text = wire.dumps(answer)
         return types.CallToolResult(content=[types.TextContent(text=text)],
                                     structured_content=answer, is_error="error" in answer)
 

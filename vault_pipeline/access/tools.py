@@ -11,7 +11,6 @@ busy waits for the next batch instead of competing for the cores."""
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
 import time
@@ -26,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from vault_pipeline.access import specs
+from vault_pipeline.access import specs, wire
 from vault_pipeline.access.fulltext import pages, sections
 from vault_pipeline.access.log import CallRecord, frame
 from vault_pipeline.access.world import Catalog, World, canonical_id, clusters_of, make_world
@@ -112,6 +111,7 @@ class Toolbox:
         self._documents: OrderedDict[str, pl.DataFrame] = OrderedDict()
         self._worlds: OrderedDict[tuple, World] = OrderedDict()
         self._graph: Any = None
+        self._tuned = False
         self._queue: queue.Queue[tuple[SearchRequest, Future]] | None = None
         if coalesce:
             self._queue = queue.Queue()
@@ -171,7 +171,7 @@ class Toolbox:
         """Load everything a first call would (catalog and its titles, index and its search
         graph, model)."""
         self.catalog.similar_titles("warm up")
-        self.graph()
+        self.searched_graph()
         self.query_model().embed(["warm up"])
 
     def world(self, as_of: str | date | None = None, target: str | None = None,
@@ -205,7 +205,8 @@ class Toolbox:
 
     # -- searches ----------------------------------------------------------------------
     def search(self, requests: Sequence[SearchRequest]) -> list[list[dict]]:
-        """Rows (arxiv_id, view, text, score) of each request, best first, in one batch."""
+        """Rows (arxiv_id, view, score, position) of each request, best first, in one batch
+        (their texts: `VectorGraph.texts`, read for the rows an answer shows)."""
         if not requests:
             return []
         if self._queue is None or len(requests) > 1:
@@ -245,11 +246,25 @@ class Toolbox:
                                                    views=SEARCHED_VIEWS)
             return self._graph
 
+    def searched_graph(self):
+        """The graph, its search depth tuned once for this toolbox's query encoder (the
+        recall it reaches is kept beside the graph: `VectorGraph.tune`)."""
+        graph = self.graph()
+        if not self._tuned:
+            encoder = self.query_model()
+            with self._graph_lock:
+                if not self._tuned:
+                    from vault_pipeline.index.layout import index_dir
+
+                    graph.tune(encoder, index_dir(self.paths) / "graph")
+                    self._tuned = True
+        return graph
+
     def _search_now(self, requests: list[SearchRequest]) -> list[list[dict]]:
         """One walk per distinct (filter, text): the trajectories of one target send the
         same first searches, and sessions of different targets share a filter (hidden ids
         are taken out of the rows afterwards)."""
-        graph = self.graph()
+        graph = self.searched_graph()
         vectors = self._embed([r.text for r in requests])
         groups: dict[str, dict[str, list[int]]] = {}
         for i, request in enumerate(requests):
@@ -258,7 +273,7 @@ class Toolbox:
         for where, by_text in groups.items():
             walked = [members[0] for members in by_text.values()]
             depth = max(requests[i].fetch for members in by_text.values() for i in members)
-            found = graph.search(vectors[walked], where, depth)
+            found = graph.search(vectors[walked], where, depth, texts=False)
             for members, rows in zip(by_text.values(), found, strict=True):
                 for slot in members:
                     out[slot] = requests[slot].visible(rows)
@@ -391,8 +406,10 @@ class Session:
             raise not_found(raw)
         return self.world.catalog.row(position)
 
-    def _hits(self, rows: list[dict], k: int) -> dict:
-        catalog, seen, hits = self.world.catalog, set(), []
+    def _hits(self, rows: list[dict], k: int) -> tuple[dict, list[int]]:
+        """The answer of a search (one hit per paper, ``k`` at most), its texts left for the
+        caller to read in one take (`VectorGraph.texts`), with the rows they are at."""
+        catalog, seen, hits, positions = self.world.catalog, set(), [], []
         for row in rows:
             if row["arxiv_id"] in seen:
                 continue
@@ -404,10 +421,11 @@ class Session:
             hits.append({"id": paper["arxiv_id"], "title": paper["title"],
                          "published": paper["published"],
                          "primary_category": paper["primary_category"],
-                         "score": row["score"], "view": row["view"], "text": row["text"]})
+                         "score": row["score"], "view": row["view"], "text": None})
+            positions.append(row["position"])
             if len(hits) == k:
                 break
-        return {"results": hits}
+        return {"results": hits}, positions
 
     def _search_request(self, args: specs._Args) -> SearchRequest:
         from vault_pipeline.index.search import _field_clause
@@ -500,7 +518,8 @@ class Session:
         with self._seq_lock:
             seq = len(self.calls)
             self.calls.append(CallRecord(
-                self.session_id, seq, tool, _dumps(arguments), _dumps(answer),
+                self.session_id, seq, tool, wire.dumps(arguments, sort_keys=True),
+                wire.dumps(answer, sort_keys=True),
                 answer_ids(answer), answer.get("error"), started_at,
                 round((time.perf_counter() - started) * 1000, 3), self.world.as_of,
                 self.world.target))
@@ -516,22 +535,6 @@ def answer_ids(answer: dict) -> list[str]:
     if "papers" in answer:
         return [answer["id"], *(p["id"] for p in answer["papers"])]
     return [answer["id"]] if "id" in answer and "error" not in answer else []
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, default=str, ensure_ascii=False, sort_keys=True)
-
-
-def jsonable(value: Any) -> Any:
-    """Dates (and anything else JSON lacks) as strings, what HTTP and MCP carry; a walk, not
-    a JSON round trip, which cost a batch of 64 searches 8 ms."""
-    if isinstance(value, dict):
-        return {str(key): jsonable(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(item) for item in value]
-    if value is None or isinstance(value, str | int | float):
-        return value
-    return str(value)
 
 
 def call_batch(calls: Sequence[tuple[Session, str, Any]]) -> list[dict]:
@@ -557,9 +560,14 @@ def call_batch(calls: Sequence[tuple[Session, str, Any]]) -> list[dict]:
     if searches:
         toolbox = calls[searches[0][0]][0].toolbox
         rows = toolbox.search([request for _, request in searches])
+        shown: list[dict] = []
+        positions: list[int] = []
         for (i, _), found in zip(searches, rows, strict=True):
-            args = parsed[i]
-            answers[i] = calls[i][0]._hits(found, args.k)  # type: ignore[union-attr]
+            answers[i], at = calls[i][0]._hits(found, parsed[i].k)  # type: ignore[union-attr]
+            shown.extend(answers[i]["results"])
+            positions.extend(at)
+        for hit, text in zip(shown, toolbox.graph().texts(positions), strict=True):
+            hit["text"] = text
     for i, (session, _, _) in enumerate(calls):
         if answers[i] is None:
             try:
@@ -569,7 +577,7 @@ def call_batch(calls: Sequence[tuple[Session, str, Any]]) -> list[dict]:
     out = []
     for (session, tool, arguments), answer in zip(calls, answers, strict=True):
         assert answer is not None
-        answer = jsonable(answer)
+        answer = wire.jsonable(answer)
         session.record(tool, arguments, answer, started, started_at)
         out.append(answer)
     return out

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from vault_pipeline.access import log, specs
+from vault_pipeline.access import log, specs, wire
 from vault_pipeline.access.tools import MAX_BATCH, STATUS, ToolError, call_batch
 from vault_pipeline.errors import VaultError
 
@@ -31,8 +31,7 @@ FLUSH_ROWS = 10_000  # closed sessions' calls are written to `tool_calls` in bul
 
 
 def _json(data: Any, status: int = 200) -> Response:
-    body = json.dumps(data, default=str, ensure_ascii=False)
-    return Response(body, status_code=status, media_type="application/json")
+    return Response(wire.encode(data), status_code=status, media_type="application/json")
 
 
 def _error(code: str, message: str, status: int) -> Response:

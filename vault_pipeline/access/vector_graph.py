@@ -31,6 +31,7 @@ store and the engine of `vault search`'s hybrid search; this graph is derived fr
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import threading
@@ -53,8 +54,12 @@ FILTER_COLUMNS = ["arxiv_id", "view", "version_created", "published", "primary_c
 ROW_COLUMNS = ["arxiv_id", "view", "text"]
 LINKS = 32  # HNSW neighbours per node (M)
 BUILD_DEPTH = 64  # efConstruction: build cost against graph quality
-SEARCH_DEPTH = 192  # efSearch, filters passing half the rows or more: recall@28 0.96 at 1M
+SEARCH_DEPTH = 192  # efSearch until tuned (recall@28 0.96 at 1M rows, model queries)
 MAX_SEARCH_DEPTH = 2_048
+TARGET_RECALL = 0.96  # recall@28 rows that `tune` picks the smallest efSearch for
+TUNING_DEPTHS = (64, 96, 128, 160, 192, 256, 320, 384, 512)
+TUNING_QUERIES = 64
+TUNING_ROWS = 28  # a prior-art search asks for 28 rows (10 papers, two views, 8 spare)
 EXACT_ROWS = 20_000  # fewer passing rows than this: exact search over them (a few ms)
 CACHED_FILTERS = 64
 
@@ -67,9 +72,14 @@ class VectorGraph:
         self.name = name  # the table version it was made of: v<version>-<rows>
         # one chunk each: a take from a table of many chunks costs ~100 ms at 1M rows
         self.rows = rows.select(ROW_COLUMNS).combine_chunks()
+        # ids and views as Python lists (made once): a hit's row is two list lookups, and
+        # its text, the costly column, is read only for the rows an answer shows (`texts`)
+        self._ids = self.rows.column("arxiv_id").to_pylist()
+        self._views = self.rows.column("view").to_pylist()
         self.vectors = vectors
         self.graph = graph
         self.exact_rows = exact_rows
+        self.search_depth = SEARCH_DEPTH
         self._filters = rows.select([c for c in FILTER_COLUMNS
                                      if c in rows.column_names]).combine_chunks()
         self._masks: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
@@ -92,6 +102,65 @@ class VectorGraph:
 
     def __len__(self) -> int:
         return len(self.vectors)
+
+    def tune(self, encoder: Any, folder: Path | None, target: float = TARGET_RECALL
+             ) -> dict[str, Any]:
+        """Set ``search_depth`` to the smallest efSearch whose recall@28 reaches ``target``
+        for ``encoder``'s queries, measured against exact search on prior-art queries made
+        of the graph's own papers (their views joined, as an agent sends a target's).
+
+        Why per encoder: the same graph needs efSearch 128 for the static encoder's queries
+        and 256 for the model's at 1M index rows (benchmarks/README.md); a fixed depth is
+        either slow for one or short of the recall for the other. Measured once per graph and
+        encoder (a few seconds) and kept beside the graph file."""
+        if self.graph is None:
+            return {}
+        path = folder / f"{self.name}.depth.json" if folder is not None else None
+        key = getattr(encoder, "name", type(encoder).__name__)
+        saved = _read_json(path)
+        found = saved.get(key)
+        if not isinstance(found, dict) or found.get("target") != target:
+            found = self._measure_depth(encoder, target)
+            saved[key] = found
+            _write_json(path, saved, keep=f"{self.name}.depth.json")
+        self.search_depth = int(found["depth"])
+        return found
+
+    def _measure_depth(self, encoder: Any, target: float) -> dict[str, Any]:
+        import faiss
+
+        queries = np.ascontiguousarray(encoder.embed(self.tuning_texts()), np.float32)
+        everything = np.arange(len(self))
+        truth, _ = _exact(self.vectors, everything, queries, TUNING_ROWS)
+        selector = faiss.IDSelectorBitmap(np.packbits(np.ones(len(self), bool),
+                                                      bitorder="little"))
+        recalls: dict[int, float] = {}
+        for depth in TUNING_DEPTHS:
+            params = faiss.SearchParametersHNSW(efSearch=depth, sel=selector)
+            _, found = self.graph.search(queries, TUNING_ROWS, params=params)
+            recalls[depth] = float(np.mean([len(set(a) & set(b)) / len(b) for a, b in
+                                            zip(found.tolist(), truth.tolist(), strict=True)]))
+            if recalls[depth] >= target:
+                break
+        depth = max(recalls) if max(recalls.values()) < target else min(
+            d for d, r in recalls.items() if r >= target)
+        log.info("search graph %s: efSearch %d for recall@%d %.3f (target %.2f, %d queries)",
+                 self.name, depth, TUNING_ROWS, recalls[depth], target, len(queries))
+        return {"depth": depth, "recall": round(recalls[depth], 4), "target": target,
+                "queries": len(queries), "measured": {str(d): round(r, 4)
+                                                      for d, r in recalls.items()}}
+
+    def tuning_texts(self, count: int = TUNING_QUERIES, seed: int = 0) -> list[str]:
+        """``count`` seeded papers' rows joined (their views in row order)."""
+        ids = self.rows.column("arxiv_id").to_pylist()
+        texts = self.rows.column("text").to_pylist()
+        by_paper: dict[str, list[str]] = {}
+        for arxiv_id, text in zip(ids, texts, strict=True):
+            by_paper.setdefault(arxiv_id, []).append(text)
+        papers = sorted(by_paper)
+        picked = np.random.default_rng(seed).choice(len(papers), min(count, len(papers)),
+                                                    replace=False)
+        return ["\n".join(by_paper[papers[i]]) for i in sorted(picked)]
 
     def passing(self, where: str) -> tuple[np.ndarray, np.ndarray]:
         """The rows passing ``where`` as positions and as faiss's packed bitmap (cached)."""
@@ -116,9 +185,12 @@ class VectorGraph:
                 self._masks.popitem(last=False)
         return found
 
-    def search(self, queries: np.ndarray, where: str, depth: int) -> list[list[dict]]:
+    def search(self, queries: np.ndarray, where: str, depth: int, texts: bool = True
+               ) -> list[list[dict]]:
         """The ``depth`` nearest rows passing ``where`` for each query (a 2-D array), best
-        first, each as arxiv_id, view, text and score (the dot product: cosine)."""
+        first, each as arxiv_id, view, text and score (the dot product: cosine). With
+        ``texts=False`` a row holds its ``position`` instead of its text: a caller that
+        shows only some of the rows reads their texts afterwards in one `texts` call."""
         positions, bitmap = self.passing(where)
         if not len(positions) or depth <= 0 or not len(queries):
             return [[] for _ in queries]
@@ -132,32 +204,37 @@ class VectorGraph:
             for i in short:  # the walk ran out of passing nodes: answer it exactly
                 found[i], scores[i] = (a[0] for a in _exact(
                     self.vectors, positions, queries[i:i + 1], depth, pad=depth))
-        return self._hits(found, scores)
+        return self._hits(found, scores, texts)
 
     def _walk(self, queries: np.ndarray, bitmap: np.ndarray, passing: int, depth: int
               ) -> tuple[np.ndarray, np.ndarray]:
         import faiss
 
         rate = passing / len(self)
-        width = int(min(MAX_SEARCH_DEPTH, max(SEARCH_DEPTH, depth) * max(1.0, 0.5 / rate)))
+        width = int(min(MAX_SEARCH_DEPTH, max(self.search_depth, depth) * max(1.0, 0.5 / rate)))
         selector = faiss.IDSelectorBitmap(bitmap)  # holds a pointer: keep bitmap alive
         params = faiss.SearchParametersHNSW(efSearch=width, sel=selector)
         scores, found = self.graph.search(queries, depth, params=params)
         return found, scores
 
-    def _hits(self, found: np.ndarray, scores: np.ndarray) -> list[list[dict]]:
-        """Each query's rows, read in one take for the whole batch."""
-        keep = found >= 0
-        rows = self.rows.take(pa.array(found[keep], pa.int64())).to_pylist()
-        dots = scores[keep].tolist()
-        out, start = [], 0
-        for count in keep.sum(axis=1).tolist():
-            mine = rows[start:start + count]
-            for row, dot in zip(mine, dots[start:start + count], strict=True):
-                row["score"] = round(dot, 6)
-            out.append(mine)
-            start += count
-        return out
+    def _hits(self, found: np.ndarray, scores: np.ndarray, texts: bool
+              ) -> list[list[dict]]:
+        """Each query's rows (their texts, when asked, read in one take for the batch)."""
+        kept = [[(p, round(d, 6)) for p, d in zip(positions, dots, strict=True) if p >= 0]
+                for positions, dots in zip(found.tolist(), scores.tolist(), strict=True)]
+        ids, views = self._ids, self._views
+        if not texts:
+            return [[{"arxiv_id": ids[p], "view": views[p], "score": d, "position": p}
+                     for p, d in query] for query in kept]
+        read = iter(self.texts([p for query in kept for p, _ in query]))
+        return [[{"arxiv_id": ids[p], "view": views[p], "text": next(read), "score": d}
+                 for p, d in query] for query in kept]
+
+    def texts(self, positions: Sequence[int]) -> list[str]:
+        """The texts of the rows at ``positions``, in one take."""
+        if not positions:
+            return []
+        return self.rows.column("text").take(pa.array(positions, pa.int64())).to_pylist()
 
 
 def _rows_in_order(table: Any, views: Sequence[str] | None = None) -> pa.Table:
@@ -225,6 +302,34 @@ def faiss_hnsw(vectors: np.ndarray) -> Any:
     graph.hnsw.efConstruction = BUILD_DEPTH
     graph.add(vectors)
     return graph
+
+
+def _read_json(path: Path | None) -> dict[str, Any]:
+    """A saved JSON object, or an empty one when missing or unreadable (measured again)."""
+    if path is None or not path.exists():
+        return {}
+    try:
+        found = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _write_json(path: Path | None, value: dict[str, Any], keep: str) -> None:
+    """Write atomically, dropping older graphs' files of the same kind; a failed write
+    only costs the next start the measurement."""
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+        partial.write_text(json.dumps(value, indent=1, sort_keys=True))
+        os.replace(partial, path)
+        for old in path.parent.glob("*.depth.json"):
+            if old.name != keep:
+                old.unlink(missing_ok=True)
+    except OSError as exc:
+        log.warning("search depth not saved (%s): it is measured again on the next start", exc)
 
 
 def _save(graph: Any, path: Path) -> None:
