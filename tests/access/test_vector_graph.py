@@ -188,13 +188,17 @@ def test_the_search_depth_is_the_smallest_reaching_the_recall_and_is_kept(walked
     assert [p.name for p in folder.glob("*.depth.json")] == [f"{graph.name}.depth.json"]
     calls = []
     monkeypatch.setattr(VectorGraph, "_measure_depth",
-                        lambda self, e, t: calls.append(t) or {"depth": 77, "target": t})
+                        lambda self, e, t: calls.append(t) or {
+                            "depth": 77, "target": t, "ladder": list(vector_graph.TUNING_DEPTHS)})
     assert graph.tune(_Encoder(), folder, target=0.999) == found and calls == []  # read back
     graph.tune(_Encoder(), folder, target=0.5)  # another target: measured again
     assert calls == [0.5] and graph.search_depth == 77
     (folder / f"{graph.name}.depth.json").write_text("{damaged")
     graph.tune(_Encoder(), folder, target=0.999)
     assert calls == [0.5, 0.999]
+    monkeypatch.setattr(vector_graph, "TUNING_DEPTHS", (50, 60))  # another ladder: again
+    graph.tune(_Encoder(), folder, target=0.999)
+    assert calls == [0.5, 0.999, 0.999]
     monkeypatch.undo()
     unreachable = graph.tune(_Encoder(), None, target=1.01)
     assert unreachable["depth"] == vector_graph.TUNING_DEPTHS[-1] == graph.search_depth

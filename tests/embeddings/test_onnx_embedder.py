@@ -58,3 +58,12 @@ def test_export_is_cached(pair, model_cache) -> None:
 def test_unknown_backend_is_one_line_error() -> None:
     with pytest.raises(VaultError, match="unknown embedding backend 'tf'"):
         load_embedder(EmbedderSettings(backend="tf"))
+
+
+def test_a_query_session_does_not_spin_its_idle_threads() -> None:
+    """A query's embedding is followed by a graph walk on the same cores: the query
+    session's idle threads sleep instead of spinning."""
+    from vault_pipeline.embeddings.embedders import load_query_embedder
+
+    options = load_query_embedder("embedded")._session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"

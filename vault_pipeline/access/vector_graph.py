@@ -57,7 +57,7 @@ BUILD_DEPTH = 64  # efConstruction: build cost against graph quality
 SEARCH_DEPTH = 192  # efSearch until tuned (recall@28 0.96 at 1M rows, model queries)
 MAX_SEARCH_DEPTH = 2_048
 TARGET_RECALL = 0.96  # recall@28 rows that `tune` picks the smallest efSearch for
-TUNING_DEPTHS = (64, 96, 128, 160, 192, 256, 320, 384, 512)
+TUNING_DEPTHS = (48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 512)
 TUNING_QUERIES = 64
 TUNING_ROWS = 28  # a prior-art search asks for 28 rows (10 papers, two views, 8 spare)
 EXACT_ROWS = 20_000  # fewer passing rows than this: exact search over them (a few ms)
@@ -119,7 +119,8 @@ class VectorGraph:
         key = getattr(encoder, "name", type(encoder).__name__)
         saved = _read_json(path)
         found = saved.get(key)
-        if not isinstance(found, dict) or found.get("target") != target:
+        if not isinstance(found, dict) or found.get("target") != target or found.get(
+                "ladder") != list(TUNING_DEPTHS):
             found = self._measure_depth(encoder, target)
             saved[key] = found
             _write_json(path, saved, keep=f"{self.name}.depth.json")
@@ -147,6 +148,7 @@ class VectorGraph:
         log.info("search graph %s: efSearch %d for recall@%d %.3f (target %.2f, %d queries)",
                  self.name, depth, TUNING_ROWS, recalls[depth], target, len(queries))
         return {"depth": depth, "recall": round(recalls[depth], 4), "target": target,
+                "ladder": list(TUNING_DEPTHS),
                 "queries": len(queries), "measured": {str(d): round(r, 4)
                                                       for d, r in recalls.items()}}
 

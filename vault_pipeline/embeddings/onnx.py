@@ -163,6 +163,8 @@ class OnnxEmbedder:
             options.intra_op_num_threads = threads
         if not prepack:  # a session for queries: starts in half the time
             options.add_session_config_entry("session.disable_prepacking", "1")
+            # idle threads that spin take the core a query's graph walk runs on next
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             onnx_file = optimized_once(onnx_file)
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         self._session = ort.InferenceSession(str(onnx_file), options,
