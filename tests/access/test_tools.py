@@ -179,3 +179,20 @@ def test_a_batch_walks_once_for_each_distinct_search(toolbox, monkeypatch) -> No
     single = rollouts[1].call("search_prior_art", args)
     assert all(ids(a) == ids(single) for a in answers[:6])
     assert TARGET not in ids(answers[0]) and ids(answers[6]) != ids(answers[0])
+
+
+def test_the_graph_is_tuned_once_for_the_toolboxs_own_encoder(world_paths, monkeypatch) -> None:
+    """The walk's depth depends on the query encoder: a toolbox tunes its graph with the
+    encoder that embeds its searches, once, before its first search."""
+    from vault_pipeline.access.tools import Toolbox
+    from vault_pipeline.access.vector_graph import VectorGraph
+
+    tuned = []
+    monkeypatch.setattr(VectorGraph, "tune",
+                        lambda self, encoder, folder: tuned.append((encoder, folder)) or {})
+    box = Toolbox(world_paths)
+    args = {"problem_setting": SETTING, "challenge": CHALLENGE}
+    session = box.session("2026-01-01")
+    assert "results" in session.call("search_prior_art", args)
+    session.call("search_mechanisms", {"challenge": CHALLENGE})
+    assert [(e, f.name) for e, f in tuned] == [(box.query_model(), "graph")]
