@@ -164,10 +164,10 @@ def test_a_batch_walks_once_for_each_distinct_search(toolbox, monkeypatch) -> No
     per distinct text and filter, and each session still gets its own answer."""
     graph = toolbox.graph()
     walked = []
-    real = graph.search
-    monkeypatch.setattr(graph, "search",
-                        lambda queries, where, depth, **kw: walked.append(len(queries))
-                        or real(queries, where, depth, **kw))
+    real = graph.nearest
+    monkeypatch.setattr(graph, "nearest",
+                        lambda queries, where, depth: walked.append(len(queries))
+                        or real(queries, where, depth))
     args = {"problem_setting": SETTING, "challenge": CHALLENGE}
     rollouts = [toolbox.session("2026-01-01", TARGET) for _ in range(6)]
     other = toolbox.session("2026-01-01")  # no target: the same filter, nothing hidden

@@ -212,16 +212,19 @@ def test_the_search_depth_is_the_smallest_reaching_the_recall_and_is_kept(walked
     assert widths == [333]
 
 
-def test_rows_without_texts_read_the_same_texts_afterwards(walked) -> None:
-    """A search that leaves its texts out gives each row's position; `texts` of those
-    positions are the texts the full search shows, row for row."""
+def test_the_nearest_rows_as_arrays_are_the_searchs_rows(walked) -> None:
+    """`nearest` gives the rows `search` shows, as positions and scores, and `texts` of
+    those positions are the texts the search shows, row for row."""
     _, graph, _ = walked
     graph.exact_rows = 100
     queries = np.random.default_rng(4).normal(size=(3, DIM)).astype(np.float32)
     where = where_of(4_000, ["problem_setting", "challenge"], [], [])
-    full, bare = graph.search(queries, where, 9), graph.search(queries, where, 9, texts=False)
+    full = graph.search(queries, where, 9)
+    found, scores = graph.nearest(queries, where, 9)
     assert [[(r["arxiv_id"], r["view"], r["score"]) for r in q] for q in full] == [
-        [(r["arxiv_id"], r["view"], r["score"]) for r in q] for q in bare]
-    assert [graph.texts([r["position"] for r in q]) for q in bare] == [
-        [r["text"] for r in q] for q in full]
+        [(graph.ids[p], graph.views[p], round(d, 6)) for p, d in zip(f, s, strict=True)]
+        for f, s in zip(found.tolist(), scores.tolist(), strict=True)]
+    assert [graph.texts(f) for f in found.tolist()] == [[r["text"] for r in q] for q in full]
     assert graph.texts([]) == []
+    empty = graph.nearest(queries, "view = 'none'", 9)
+    assert empty[0].shape == (3, 0) and graph.search(queries, "view = 'none'", 9) == [[]] * 3

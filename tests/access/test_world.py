@@ -84,3 +84,16 @@ def test_title_rule_where_no_cluster_holds_the_target(world_paths) -> None:
     clusters = pl.DataFrame({"cluster_id": ["c9", "c9"], "member": ["2402.00002", "2401.00001"]})
     world = make_world(catalog, "2026-01-01", TARGET, TITLE, clusters)
     assert world.hidden == {TARGET, NEAR_DUPLICATE}
+
+
+@pytest.mark.parametrize("as_of", ["2024-03-01", "2025-09-01", "2025-09-02", "2026-01-01"])
+def test_the_seen_array_is_position_ofs_rule_row_for_row(world_paths, as_of) -> None:
+    """A batch keeps its search rows by `World.seen`: it must agree with `position_of`
+    (cutoff, held version, evaluation papers, the target and its near-duplicates)."""
+    catalog = Catalog.of(world_paths)
+    for world in (make_world(catalog, as_of), make_world(catalog, as_of, TARGET, TITLE)):
+        ids = catalog.frame["arxiv_id"].to_list()
+        assert world.seen.tolist() == [world.position_of(i) is not None for i in ids]
+    near = catalog.position(NEAR_DUPLICATE)
+    assert make_world(catalog, "2026-01-01").seen[near]
+    assert not make_world(catalog, "2026-01-01", TARGET, TITLE).seen[near]

@@ -66,16 +66,13 @@ def not_found(raw: str) -> ToolError:
 @dataclass(frozen=True)
 class SearchRequest:
     """One search: its text, the prefilter it shares with others of the same cutoff, the
-    rows it wants, and the ids its session may not see (taken out of its rows)."""
+    rows it wants, and the ids its session may not see (taken out of its rows by the
+    session's `World.seen`)."""
 
     text: str
     where: str
     depth: int
     hidden: frozenset[str] = frozenset()
-
-    def visible(self, rows: list[dict]) -> list[dict]:
-        """The first ``depth`` of ``rows`` not of a hidden paper."""
-        return [row for row in rows if row["arxiv_id"] not in self.hidden][: self.depth]
 
     @property
     def fetch(self) -> int:
@@ -112,6 +109,7 @@ class Toolbox:
         self._worlds: OrderedDict[tuple, World] = OrderedDict()
         self._graph: Any = None
         self._tuned = False
+        self._row_papers: np.ndarray | None = None
         self._queue: queue.Queue[tuple[SearchRequest, Future]] | None = None
         if coalesce:
             self._queue = queue.Queue()
@@ -204,9 +202,9 @@ class Toolbox:
         return Session(self, world, session_id or uuid.uuid4().hex)
 
     # -- searches ----------------------------------------------------------------------
-    def search(self, requests: Sequence[SearchRequest]) -> list[list[dict]]:
-        """Rows (arxiv_id, view, score, position) of each request, best first, in one batch
-        (their texts: `VectorGraph.texts`, read for the rows an answer shows)."""
+    def search(self, requests: Sequence[SearchRequest]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The nearest graph rows of each request and their scores (`VectorGraph.nearest`),
+        best first, in one batch; `Session._hits` keeps the session's papers among them."""
         if not requests:
             return []
         if self._queue is None or len(requests) > 1:
@@ -260,7 +258,8 @@ class Toolbox:
                     self._tuned = True
         return graph
 
-    def _search_now(self, requests: list[SearchRequest]) -> list[list[dict]]:
+    def _search_now(self, requests: list[SearchRequest]
+                    ) -> list[tuple[np.ndarray, np.ndarray]]:
         """One walk per distinct (filter, text): the trajectories of one target send the
         same first searches, and sessions of different targets share a filter (hidden ids
         are taken out of the rows afterwards)."""
@@ -269,15 +268,26 @@ class Toolbox:
         groups: dict[str, dict[str, list[int]]] = {}
         for i, request in enumerate(requests):
             groups.setdefault(request.where, {}).setdefault(request.text, []).append(i)
-        out: list[list[dict]] = [[] for _ in requests]
+        out: list[tuple[np.ndarray, np.ndarray]] = [None] * len(requests)  # type: ignore[list-item]
         for where, by_text in groups.items():
             walked = [members[0] for members in by_text.values()]
             depth = max(requests[i].fetch for members in by_text.values() for i in members)
-            found = graph.search(vectors[walked], where, depth, texts=False)
-            for members, rows in zip(by_text.values(), found, strict=True):
+            found, scores = graph.nearest(vectors[walked], where, depth)
+            for row, members in enumerate(by_text.values()):
                 for slot in members:
-                    out[slot] = requests[slot].visible(rows)
+                    out[slot] = (found[row], scores[row])
         return out
+
+    def row_papers(self) -> np.ndarray:
+        """The catalog row of each graph row's paper (-1 where the catalog lacks it), made
+        once: a search's rows are then judged by array lookups, not one by one."""
+        graph, catalog = self.searched_graph(), self.catalog
+        with self._lock:
+            if self._row_papers is None:
+                self._row_papers = np.fromiter(
+                    (-1 if (p := catalog.position(i)) is None else p for i in graph.ids),
+                    np.int64, len(graph.ids))
+            return self._row_papers
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         """Query vectors, from a bounded cache where the text was searched before (the
@@ -406,26 +416,26 @@ class Session:
             raise not_found(raw)
         return self.world.catalog.row(position)
 
-    def _hits(self, rows: list[dict], k: int) -> tuple[dict, list[int]]:
-        """The answer of a search (one hit per paper, ``k`` at most), its texts left for the
-        caller to read in one take (`VectorGraph.texts`), with the rows they are at."""
-        catalog, seen, hits, positions = self.world.catalog, set(), [], []
-        for row in rows:
-            if row["arxiv_id"] in seen:
-                continue
-            position = self.world.position_of(row["arxiv_id"])
-            if position is None:  # the index and the catalog disagree: never shown
-                continue
-            seen.add(row["arxiv_id"])
-            paper = catalog.brief(position)
+    def _hits(self, found: tuple[np.ndarray, np.ndarray], k: int) -> tuple[dict, list[int]]:
+        """The answer of a search: the best row of each of the first ``k`` papers this
+        session may see (one array pass, `World.seen`), its texts left for the caller to
+        read in one take (`VectorGraph.texts`), with the rows they are at."""
+        rows, scores = found
+        papers = self.toolbox.row_papers()[np.maximum(rows, 0)]
+        keep = (rows >= 0) & (papers >= 0)
+        keep[keep] = self.world.seen[papers[keep]]
+        rows, scores, papers = rows[keep], scores[keep], papers[keep]
+        _, first = np.unique(papers, return_index=True)
+        first = np.sort(first)[:k]
+        catalog, views, hits = self.world.catalog, self.toolbox.graph().views, []
+        for j in first.tolist():
+            paper = catalog.brief(int(papers[j]))
             hits.append({"id": paper["arxiv_id"], "title": paper["title"],
                          "published": paper["published"],
                          "primary_category": paper["primary_category"],
-                         "score": row["score"], "view": row["view"], "text": None})
-            positions.append(row["position"])
-            if len(hits) == k:
-                break
-        return {"results": hits}, positions
+                         "score": round(float(scores[j]), 6), "view": views[rows[j]],
+                         "text": None})
+        return {"results": hits}, rows[first].tolist()
 
     def _search_request(self, args: specs._Args) -> SearchRequest:
         from vault_pipeline.index.search import _field_clause

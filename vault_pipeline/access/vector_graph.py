@@ -74,8 +74,8 @@ class VectorGraph:
         self.rows = rows.select(ROW_COLUMNS).combine_chunks()
         # ids and views as Python lists (made once): a hit's row is two list lookups, and
         # its text, the costly column, is read only for the rows an answer shows (`texts`)
-        self._ids = self.rows.column("arxiv_id").to_pylist()
-        self._views = self.rows.column("view").to_pylist()
+        self.ids: list[str] = self.rows.column("arxiv_id").to_pylist()
+        self.views: list[str] = self.rows.column("view").to_pylist()
         self.vectors = vectors
         self.graph = graph
         self.exact_rows = exact_rows
@@ -187,26 +187,34 @@ class VectorGraph:
                 self._masks.popitem(last=False)
         return found
 
-    def search(self, queries: np.ndarray, where: str, depth: int, texts: bool = True
-               ) -> list[list[dict]]:
+    def search(self, queries: np.ndarray, where: str, depth: int) -> list[list[dict]]:
         """The ``depth`` nearest rows passing ``where`` for each query (a 2-D array), best
-        first, each as arxiv_id, view, text and score (the dot product: cosine). With
-        ``texts=False`` a row holds its ``position`` instead of its text: a caller that
-        shows only some of the rows reads their texts afterwards in one `texts` call."""
+        first, each as arxiv_id, view, text and score (the dot product: cosine)."""
+        found, scores = self.nearest(queries, where, depth)
+        kept = [[(p, round(d, 6)) for p, d in zip(positions, dots, strict=True) if p >= 0]
+                for positions, dots in zip(found.tolist(), scores.tolist(), strict=True)]
+        read = iter(self.texts([p for query in kept for p, _ in query]))
+        return [[{"arxiv_id": self.ids[p], "view": self.views[p], "text": next(read),
+                  "score": d} for p, d in query] for query in kept]
+
+    def nearest(self, queries: np.ndarray, where: str, depth: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """`search` as arrays, one row per query: the rows' positions (-1 past the last
+        passing row) and their scores, for callers that keep a few rows of many."""
         positions, bitmap = self.passing(where)
         if not len(positions) or depth <= 0 or not len(queries):
-            return [[] for _ in queries]
+            return np.full((len(queries), 0), -1, np.int64), np.zeros((len(queries), 0),
+                                                                     np.float32)
         queries = np.ascontiguousarray(queries, dtype=np.float32)
         if self.graph is None or len(positions) < self.exact_rows:
-            found, scores = _exact(self.vectors, positions, queries, depth)
-        else:
-            found, scores = self._walk(queries, bitmap, len(positions), depth)
-            short = [i for i, row in enumerate(found) if (row < 0).any()
-                     and (row >= 0).sum() < min(depth, len(positions))]
-            for i in short:  # the walk ran out of passing nodes: answer it exactly
-                found[i], scores[i] = (a[0] for a in _exact(
-                    self.vectors, positions, queries[i:i + 1], depth, pad=depth))
-        return self._hits(found, scores, texts)
+            return _exact(self.vectors, positions, queries, depth)
+        found, scores = self._walk(queries, bitmap, len(positions), depth)
+        short = [i for i, row in enumerate(found) if (row < 0).any()
+                 and (row >= 0).sum() < min(depth, len(positions))]
+        for i in short:  # the walk ran out of passing nodes: answer it exactly
+            found[i], scores[i] = (a[0] for a in _exact(
+                self.vectors, positions, queries[i:i + 1], depth, pad=depth))
+        return found, scores
 
     def _walk(self, queries: np.ndarray, bitmap: np.ndarray, passing: int, depth: int
               ) -> tuple[np.ndarray, np.ndarray]:
@@ -218,19 +226,6 @@ class VectorGraph:
         params = faiss.SearchParametersHNSW(efSearch=width, sel=selector)
         scores, found = self.graph.search(queries, depth, params=params)
         return found, scores
-
-    def _hits(self, found: np.ndarray, scores: np.ndarray, texts: bool
-              ) -> list[list[dict]]:
-        """Each query's rows (their texts, when asked, read in one take for the batch)."""
-        kept = [[(p, round(d, 6)) for p, d in zip(positions, dots, strict=True) if p >= 0]
-                for positions, dots in zip(found.tolist(), scores.tolist(), strict=True)]
-        ids, views = self._ids, self._views
-        if not texts:
-            return [[{"arxiv_id": ids[p], "view": views[p], "score": d, "position": p}
-                     for p, d in query] for query in kept]
-        read = iter(self.texts([p for query in kept for p, _ in query]))
-        return [[{"arxiv_id": ids[p], "view": views[p], "text": next(read), "score": d}
-                 for p, d in query] for query in kept]
 
     def texts(self, positions: Sequence[int]) -> list[str]:
         """The texts of the rows at ``positions``, in one take."""

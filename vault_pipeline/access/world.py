@@ -21,6 +21,7 @@ import difflib
 import threading
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -162,6 +163,10 @@ class Catalog:
     def visible(self, position: int, before_day: int) -> bool:
         return bool(self._days[position] < before_day and not self._hidden_always[position])
 
+    def visible_before(self, before_day: int) -> np.ndarray:
+        """`visible` of every row at once."""
+        return (self._days < before_day) & ~self._hidden_always
+
     def similar_titles(self, title: str, ratio: float = TITLE_RATIO) -> list[str]:
         """Ids whose normalised title reaches ``ratio`` (`difflib`) against ``title``. The
         full ratio is computed for the titles that share at least half of its words and whose
@@ -229,6 +234,17 @@ class World:
 
     def admits(self, raw: str) -> bool:
         return self.resolve(raw) is not None
+
+    @cached_property
+    def seen(self) -> np.ndarray:
+        """`position_of`'s rule over every catalog row, as one array (made once per world):
+        a batch's search rows are kept or dropped by it together."""
+        mask = self.catalog.visible_before(self.before_day)
+        for arxiv_id in self.hidden:
+            position = self.catalog.position(arxiv_id)
+            if position is not None:
+                mask[position] = False
+        return mask
 
     def narrowed(self, other: World | None) -> World:
         """Both worlds' rules at once (a server's cutoff under a request's)."""
