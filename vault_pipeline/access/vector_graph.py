@@ -33,9 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import threading
-import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -46,6 +44,7 @@ import numpy as np
 import pyarrow as pa
 
 from vault_pipeline.index.layout import in_list
+from vault_pipeline.store.atomic import atomic_path, atomic_write_bytes
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +108,7 @@ class VectorGraph:
         for ``encoder``'s queries, measured against exact search on prior-art queries made
         of the graph's own papers (their views joined, as an agent sends a target's).
 
-        Why per encoder: the same graph needs efSearch 128 for the static encoder's queries
+        Why per encoder: the same graph needs efSearch 112 for the static encoder's queries
         and 256 for the model's at 1M index rows (benchmarks/README.md); a fixed depth is
         either slow for one or short of the recall for the other. Measured once per graph and
         encoder (a few seconds) and kept beside the graph file."""
@@ -143,8 +142,7 @@ class VectorGraph:
                                             zip(found.tolist(), truth.tolist(), strict=True)]))
             if recalls[depth] >= target:
                 break
-        depth = max(recalls) if max(recalls.values()) < target else min(
-            d for d, r in recalls.items() if r >= target)
+        depth = max(recalls)  # the first to reach the target, or the deepest tried
         log.info("search graph %s: efSearch %d for recall@%d %.3f (target %.2f, %d queries)",
                  self.name, depth, TUNING_ROWS, recalls[depth], target, len(queries))
         return {"depth": depth, "recall": round(recalls[depth], 4), "target": target,
@@ -154,15 +152,15 @@ class VectorGraph:
 
     def tuning_texts(self, count: int = TUNING_QUERIES, seed: int = 0) -> list[str]:
         """``count`` seeded papers' rows joined (their views in row order)."""
-        ids = self.rows.column("arxiv_id").to_pylist()
-        texts = self.rows.column("text").to_pylist()
-        by_paper: dict[str, list[str]] = {}
-        for arxiv_id, text in zip(ids, texts, strict=True):
-            by_paper.setdefault(arxiv_id, []).append(text)
+        by_paper: dict[str, list[int]] = {}
+        for position, arxiv_id in enumerate(self.ids):
+            by_paper.setdefault(arxiv_id, []).append(position)
         papers = sorted(by_paper)
         picked = np.random.default_rng(seed).choice(len(papers), min(count, len(papers)),
                                                     replace=False)
-        return ["\n".join(by_paper[papers[i]]) for i in sorted(picked)]
+        chosen = [by_paper[papers[i]] for i in sorted(picked)]
+        texts = iter(self.texts([p for rows in chosen for p in rows]))
+        return ["\n".join(next(texts) for _ in rows) for rows in chosen]
 
     def passing(self, where: str) -> tuple[np.ndarray, np.ndarray]:
         """The rows passing ``where`` as positions and as faiss's packed bitmap (cached)."""
@@ -318,10 +316,7 @@ def _write_json(path: Path | None, value: dict[str, Any], keep: str) -> None:
     if path is None:
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
-        partial.write_text(json.dumps(value, indent=1, sort_keys=True))
-        os.replace(partial, path)
+        atomic_write_bytes(path, json.dumps(value, indent=1, sort_keys=True).encode())
         for old in path.parent.glob("*.depth.json"):
             if old.name != keep:
                 old.unlink(missing_ok=True)
@@ -335,10 +330,8 @@ def _save(graph: Any, path: Path) -> None:
     import faiss
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
-        faiss.write_index(graph, str(partial))
-        os.replace(partial, path)
+        with atomic_path(path) as partial:
+            faiss.write_index(graph, str(partial))
         for old in path.parent.glob("*.faiss"):
             if old != path:
                 old.unlink(missing_ok=True)

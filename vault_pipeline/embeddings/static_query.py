@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
-import uuid
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from vault_pipeline.store.atomic import atomic_path
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,8 @@ class StaticQueryEncoder:
 
         The map runs on one BLAS thread: OpenBLAS's idle threads spin for a while after a
         threaded product and took the second core from the graph walk that follows, which
-        made a batch of 64 searches 40% slower on two cores (benchmarks/README.md)."""
+        made a batch of 64 searches take 114-152 ms against 84-91 ms on two cores
+        (benchmarks/README.md)."""
         summed = self._summed(texts)
         with _blas().limit(limits=1, user_api="blas"):
             summed = summed @ self._mapping
@@ -99,10 +100,8 @@ class StaticQueryEncoder:
     def save(self, path: Path) -> None:
         """Write atomically (a failed write only costs the next start a distillation)."""
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_name(f".{uuid.uuid4().hex}.{path.name}")
-            np.savez(partial, rows=self._rows, mapping=self._mapping)
-            os.replace(partial, path)
+            with atomic_path(path) as partial, partial.open("wb") as file:
+                np.savez(file, rows=self._rows, mapping=self._mapping)
         except OSError as exc:
             log.warning("static query encoder not saved (%s)", exc)
 
