@@ -169,3 +169,31 @@ def test_an_object_cut_short_is_one_line_and_a_whole_rewrite_a_new_version(tmp_p
     _splits(4).write_parquet(other)
     fs.pipe_file(store.path(SPLITS), other.read_bytes())  # another tool's put
     assert store.read(SPLITS).height == 4
+
+
+def test_a_flip_that_still_decodes_is_damage_not_a_new_version(tmp_path) -> None:
+    """A byte flipped in an object where Parquet does not notice (a page header, a
+    statistic): the size kept is what gives it away, wherever the byte is."""
+    import fsspec
+
+    from vault_pipeline.store.tables import TableStore, readable
+
+    fs = fsspec.filesystem("memory")
+    store = TableStore(f"/vault-{tmp_path.name}/tables", fs)
+    store.write(SPLITS, _splits())
+    data = fs.cat_file(store.path(SPLITS))
+    quiet = []
+    for at in range(4, len(data) - 8, 7):
+        flipped = bytearray(data)
+        flipped[at] ^= 0xFF
+        if readable(bytes(flipped)) is None:
+            quiet.append(bytes(flipped))
+        if len(quiet) == 3:
+            break
+    assert quiet, "no flip that decodes: the case this test is about did not arise"
+    for flipped in quiet:
+        store.write(SPLITS, _splits())
+        fs.pipe_file(store.path(SPLITS), flipped)
+        with pytest.raises(VaultError) as caught:
+            store.read(SPLITS)
+        assert "size kept" in one_line(caught) and not store.exists(SPLITS)

@@ -35,6 +35,7 @@ __all__ = ["SUFFIX", "TableStore", "table_file", "table_name"]
 COMPRESSION = "zstd"
 BATCH_ROWS = 5_000  # rows per streamed batch (:meth:`TableStore.batches`): 50,000 abstracts
 # took 300 MB to decode, 5,000 took 116 MB (measured)
+RECORDED_PUTS = 16  # puts an object's record accepts: every writer that may still be racing
 APPEND_ATTEMPTS = 20
 SINGLE_PUT = 5 * 2**30 // 2  # an s3fs chunk size that keeps uploads below 5 GiB in one PUT
 Table = str | TableSchema
@@ -109,6 +110,15 @@ def require_columns(frame: pl.DataFrame, name: str, columns: Sequence[str]) -> N
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise VaultError(f"table {name!r} lacks columns {missing}")
+
+
+def _recorded_puts(saved: dict) -> list[dict]:
+    """The puts an object's record accepts, newest first (``sha256``, ``size`` or None),
+    from this record's shape or the earlier one (``accept``: sha256s only)."""
+    if "puts" in saved:
+        return list(saved["puts"])
+    return [{"sha256": sha, "size": None}
+            for sha in saved.get("accept", [saved.get("sha256")]) if sha]
 
 
 class TableStore:
@@ -194,15 +204,21 @@ class TableStore:
             raise self._set_aside(table, problem)
 
     def _object_problem(self, table: Table, data: bytes) -> str | None:
-        """An object's bytes against the sha256 recorded when it was put (if any). An object
-        is never changed in place: other bytes are another put (a concurrent appender's, or
-        another tool's), a new version when they decode whole, damage otherwise."""
+        """An object's bytes against the sha256 recorded when it was put (if any). Bytes the
+        record does not accept, of a size it records, are damage (a bad copy or bit rot keeps
+        the size; a flipped byte in a page header or its statistics still decodes, so
+        decoding alone would take it for a new version). Bytes of another size are another
+        tool's put: a new version when they decode whole, damage otherwise."""
         try:
             saved = json.loads(self.fs.cat_file(self._sidecar(table)))
         except (FileNotFoundError, ValueError):
             return None
-        if hashlib.sha256(data).hexdigest() in saved.get("accept", [saved.get("sha256")]):
+        sha, puts = hashlib.sha256(data).hexdigest(), _recorded_puts(saved)
+        if sha in {put["sha256"] for put in puts}:
             return None
+        if len(data) in {put["size"] for put in puts}:
+            return (f"its bytes changed, size kept ({len(data):,} bytes, sha256 {sha[:12]}… "
+                    "not the one recorded when it was put)")
         return readable(data)
 
     def _set_aside(self, table: Table, problem: str) -> VaultError:
@@ -313,15 +329,36 @@ class TableStore:
             self.fs.put_file(str(tmp), self.path(table))
 
     def _record_object(self, table: Table, file: Path) -> None:
-        """Before an object is put: its sha256, beside the previous one (a put that fails
-        leaves a record that accepts the object still there)."""
-        try:
-            old = json.loads(self.fs.cat_file(self._sidecar(table))).get("sha256")
-        except (FileNotFoundError, ValueError):
-            old = None
-        sha = checksums.sha256_file(file)
-        self.fs.pipe_file(self._sidecar(table), json.dumps(
-            {"sha256": sha, "accept": [sha, *([old] if old and old != sha else [])]}).encode())
+        """Before an object is put: its sha256 and size, added to the ones recorded before
+        (the last :data:`RECORDED_PUTS`). A put that fails leaves a record that accepts the
+        object still there; appenders racing on two machines each add theirs, the record
+        itself replaced by a conditional put, so the put that wins is always accepted."""
+        from vault_pipeline.store.object_store import conditional, precondition_failed
+
+        sha, size = checksums.sha256_file(file), file.stat().st_size
+        sidecar = self._sidecar(table)
+        for _ in range(APPEND_ATTEMPTS):
+            match: dict[str, str] = {}
+            try:
+                if conditional(self.fs):
+                    match = {"IfMatch": self.fs.info(sidecar)["ETag"]}
+                saved = json.loads(self.fs.cat_file(sidecar))
+            except FileNotFoundError:
+                saved, match = {}, ({"mode": "create"} if conditional(self.fs) else {})
+            except ValueError:
+                saved = {}
+            puts = [put for put in _recorded_puts(saved) if put["sha256"] != sha]
+            record = {"sha256": sha, "size": size,
+                      "puts": [{"sha256": sha, "size": size}, *puts][:RECORDED_PUTS]}
+            try:
+                self.fs.pipe_file(sidecar, json.dumps(record).encode(), **match)
+            except OSError as exc:
+                if match and precondition_failed(exc):
+                    continue  # another writer recorded its put meanwhile: add ours to it
+                raise
+            return
+        raise VaultError(f"table {table_name(table)!r}: its record changed "
+                         f"{APPEND_ATTEMPTS} times while it was written: run again")
 
     def write(self, schema: TableSchema, frame: pa.Table | pl.DataFrame) -> int:
         """Write one table as Parquet, atomically, cast to its schema; return its rows."""
