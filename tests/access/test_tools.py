@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 import pytest
 
@@ -108,6 +110,25 @@ def test_batch_answers_as_single_calls(toolbox) -> None:
     assert [ids(x) if "results" in x else x for x in batched] == \
         [ids(x) if "results" in x else x for x in singles]
     assert batched[3]["error"] == "not_found"
+
+
+def test_every_answer_is_json_as_every_face_carries_it(toolbox) -> None:
+    """Search answers skip the JSON round trip the other answers take (`wire.jsonable`):
+    each must already be what that round trip would give, dates as ISO days included."""
+    from vault_pipeline.access import wire
+
+    session = toolbox.session("2026-01-01")
+    answers = call_batch([
+        (session, "search_prior_art", {"problem_setting": SETTING, "challenge": CHALLENGE}),
+        (session, "search_mechanisms", {"challenge": "latency"}),
+        (session, "get_paper", {"id": "2402.00002"}),
+        (session, "get_citations", {"id": "2402.00002"})])
+    assert all(answer["results"] for answer in answers[:2])
+    for answer in answers:
+        assert answer == wire.jsonable(answer) and type(answer) is dict
+        assert json.loads(json.dumps(answer)) == answer
+    assert all(isinstance(hit["published"], str) and hit["published"][4] == "-"
+               for answer in answers[:2] for hit in answer["results"])
 
 
 def test_calls_are_logged_for_trainers(toolbox, world_paths) -> None:
