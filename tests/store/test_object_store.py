@@ -708,3 +708,40 @@ def test_a_damaged_index_on_the_bucket_is_one_line_then_set_aside_and_rebuilt(
     assert "index/views_index.lance was damaged" in aside
     assert not any(k.startswith("vault/index/views_index.lance")
                    for k in _keys(s3_endpoint, s3_vault.remote))
+
+
+def test_a_record_written_meanwhile_is_kept_not_overwritten(s3_vault: VaultPaths,
+                                                            tmp_path: Path) -> None:
+    """Two writers record their puts of one table at once: the one that read the record
+    before the other's write landed loses its conditional put, reads again and adds its own,
+    so the record accepts both (else the winning put could be taken for damage)."""
+    import json
+
+    import polars as pl
+
+    from vault_pipeline.store.checksums import sha256_file
+    from vault_pipeline.store.tables import _recorded_puts
+
+    store, other = s3_vault.store, VaultPaths.from_env().store
+    first, second = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    pl.DataFrame({"x": [1, 2]}).write_parquet(first)
+    pl.DataFrame({"x": [3, 4]}).write_parquet(second)
+    real, raced = store.fs.cat_file, []
+
+    def cat_file(path, *args, **kwargs):
+        data = real(path, *args, **kwargs)
+        if path.endswith(".sum.json") and not raced:  # the other's record lands meanwhile
+            raced.append(path)
+            other._record_object("papers", second)
+        return data
+
+    other._record_object("papers", first)  # a record to read, so the race has a version
+    store.fs.cat_file = cat_file
+    try:
+        store._record_object("papers", first)
+    finally:
+        store.fs.cat_file = real
+    assert raced
+    saved = json.loads(real(store._sidecar("papers")))
+    assert {put["sha256"] for put in _recorded_puts(saved)} == {sha256_file(first),
+                                                               sha256_file(second)}

@@ -425,7 +425,7 @@ class Session:
         keep = (rows >= 0) & (papers >= 0)
         keep[keep] = self.world.seen[papers[keep]]
         rows, scores, papers = rows[keep].tolist(), scores[keep].tolist(), papers[keep].tolist()
-        first: dict[int, int] = {}  # each paper's best row (28 rows or so: a dict is quickest)
+        first: dict[int, int] = {}  # each paper's best row (`_hits`: 63 us, 70 with np.unique)
         for j, paper in enumerate(papers):
             if paper not in first:
                 first[paper] = j
@@ -587,11 +587,11 @@ def call_batch(calls: Sequence[tuple[Session, str, Any]]) -> list[dict]:
                 answers[i] = session._answer(parsed[i])  # type: ignore[arg-type]
             except ToolError as exc:
                 answers[i] = exc.answer()
-    native = {i for i, _ in searches if "results" in answers[i]}  # type: ignore[operator]
+    native = {i for i, _ in searches}  # search answers are made of JSON values (`_hits`)
     out = []
     for i, ((session, tool, arguments), answer) in enumerate(zip(calls, answers, strict=True)):
         assert answer is not None
-        if i not in native:  # a search answer is made of JSON values already (`_hits`)
+        if i not in native:
             answer = wire.jsonable(answer)
         session.record(tool, arguments, answer, started, started_at)
         out.append(answer)

@@ -13,9 +13,10 @@ import io
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 import fsspec
 import polars as pl
@@ -39,6 +40,7 @@ RECORDED_PUTS = 16  # puts an object's record accepts: every writer that may sti
 APPEND_ATTEMPTS = 20
 SINGLE_PUT = 5 * 2**30 // 2  # an s3fs chunk size that keeps uploads below 5 GiB in one PUT
 Table = str | TableSchema
+T = TypeVar("T")
 
 
 def conform(table: pa.Table | pl.DataFrame, schema: TableSchema) -> pa.Table:
@@ -333,32 +335,44 @@ class TableStore:
         (the last :data:`RECORDED_PUTS`). A put that fails leaves a record that accepts the
         object still there; appenders racing on two machines each add theirs, the record
         itself replaced by a conditional put, so the put that wins is always accepted."""
-        from vault_pipeline.store.object_store import conditional, precondition_failed
-
         sha, size = checksums.sha256_file(file), file.stat().st_size
         sidecar = self._sidecar(table)
-        for _ in range(APPEND_ATTEMPTS):
-            match: dict[str, str] = {}
+
+        def record(match: dict[str, str]) -> None:
             try:
-                if conditional(self.fs):
-                    match = {"IfMatch": self.fs.info(sidecar)["ETag"]}
                 saved = json.loads(self.fs.cat_file(sidecar))
-            except FileNotFoundError:
-                saved, match = {}, ({"mode": "create"} if conditional(self.fs) else {})
-            except ValueError:
+            except (FileNotFoundError, ValueError):
                 saved = {}
             puts = [put for put in _recorded_puts(saved) if put["sha256"] != sha]
-            record = {"sha256": sha, "size": size,
-                      "puts": [{"sha256": sha, "size": size}, *puts][:RECORDED_PUTS]}
+            self.fs.pipe_file(sidecar, json.dumps(
+                {"puts": [{"sha256": sha, "size": size}, *puts][:RECORDED_PUTS]}).encode(),
+                **match)
+
+        self._conditionally(sidecar, record, f"the record of table {table_name(table)!r}")
+
+    def _conditionally(self, path: str, attempt: Callable[[dict[str, str]], T], what: str
+                       ) -> T:
+        """``attempt(match)`` reads the object at ``path`` and puts what it makes of it with
+        ``match`` (``If-Match`` the version seen before the read, ``If-None-Match: *`` when
+        there was none); it runs again while another writer's put lands first. Stores
+        without conditional puts: one attempt, unconditioned (one writer at a time)."""
+        from vault_pipeline.store.object_store import conditional, precondition_failed
+
+        if not conditional(self.fs):
+            return attempt({})
+        for _ in range(APPEND_ATTEMPTS):
             try:
-                self.fs.pipe_file(sidecar, json.dumps(record).encode(), **match)
+                match = {"IfMatch": self.fs.info(path)["ETag"]}
+            except FileNotFoundError:
+                match = {"mode": "create"}
+            try:
+                return attempt(match)
             except OSError as exc:
-                if match and precondition_failed(exc):
-                    continue  # another writer recorded its put meanwhile: add ours to it
+                if precondition_failed(exc):
+                    continue  # another writer's put went in first: build on it
                 raise
-            return
-        raise VaultError(f"table {table_name(table)!r}: its record changed "
-                         f"{APPEND_ATTEMPTS} times while it was written: run again")
+        raise VaultError(f"{what} changed {APPEND_ATTEMPTS} times while it was written: "
+                         "run again")
 
     def write(self, schema: TableSchema, frame: pa.Table | pl.DataFrame) -> int:
         """Write one table as Parquet, atomically, cast to its schema; return its rows."""
@@ -398,7 +412,7 @@ class TableStore:
         read with its ETag and put back only if the object is still that version
         (``If-Match``; ``If-None-Match: *`` when there was none), else read again. Stores
         without conditional puts: one appender at a time."""
-        from vault_pipeline.store.object_store import conditional, precondition_failed
+        from vault_pipeline.store.object_store import conditional
 
         if not conditional(self.fs):
             return self.write(schema, pl.concat([self.read(schema), rows.select(schema.names)]))
@@ -406,22 +420,15 @@ class TableStore:
 
         path = self.path(schema)
         refuse_if_lost(self.url)
-        for _ in range(APPEND_ATTEMPTS):
-            try:
-                match = {"IfMatch": self.fs.info(path)["ETag"]}
-            except FileNotFoundError:
-                match = {"mode": "create"}
+
+        def append(match: dict[str, str]) -> int:
             arrow = conform(pl.concat([self.read(schema), rows.select(schema.names)]), schema)
             with tempfile.TemporaryDirectory() as folder:
                 tmp = Path(folder) / f"{schema.name}{SUFFIX}"
                 pq.write_table(arrow, tmp, compression=COMPRESSION, write_page_checksum=True)
                 self._record_object(schema, tmp)
-                try:  # one PUT up to 5 GiB: the condition travels with PutObject
-                    self.fs.put_file(str(tmp), path, chunksize=SINGLE_PUT, **match)
-                except OSError as exc:
-                    if precondition_failed(exc):
-                        continue  # another appender's rows went in first: add ours to them
-                    raise
+                # one PUT up to 5 GiB: the condition travels with PutObject
+                self.fs.put_file(str(tmp), path, chunksize=SINGLE_PUT, **match)
             return arrow.num_rows
-        raise VaultError(f"table {schema.name!r} changed {APPEND_ATTEMPTS} times while rows "
-                         "were appended to it: run again")
+
+        return self._conditionally(path, append, f"table {schema.name!r}")
