@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import tempfile
+from pathlib import Path
 from collections.abc import Callable, Iterable, Iterator
 
-from vault_pipeline.documents.convert import Task, convert_task
+from vault_pipeline.documents.convert import PDF, Settings, Task, convert_task
 from vault_pipeline.documents.outcome import TIMEOUT, Conversion
 from vault_pipeline.executors.isolation import (
     DEFAULT_MEMORY_MB,
@@ -49,13 +51,30 @@ def outcome(future: concurrent.futures.Future, timeout_s: float) -> Conversion:
     return outcome_of(future, timeout_s, failure)
 
 
+def warm_up() -> None:
+    """Runs once per worker, outside any document's time limit: a one-page PDF through the
+    converter loads what the worker's first document would otherwise pay for (PyMuPDF's
+    layout module and fonts, about 1-2 s on an idle core, several times that on a loaded
+    one). Without it a paper could time out for being first in a fresh worker, and the
+    worker that replaces it would pay again."""
+    import pymupdf
+
+    with tempfile.TemporaryDirectory(prefix="vault-warm-up-") as scratch:
+        document = pymupdf.open()
+        document.new_page().insert_text((72, 72), "Warm-up. We propose a method.")
+        path = Path(scratch) / "warm-up.pdf"
+        document.save(path)
+        document.close()
+        convert_task(Task("warm-up", PDF, str(path), str(Path(scratch) / "store"), Settings()))
+
+
 def run_isolated(
     tasks: Iterable[Task],
     settings: PoolSettings | None = None,
     function: Callable[[Task], Conversion] = convert_task,
 ) -> Iterator[tuple[Task, Conversion]]:
     """Convert every task in the pool; yield (task, result) as each one finishes."""
-    return run_in_pool(tasks, settings or PoolSettings(), function, failure)
+    return run_in_pool(tasks, settings or PoolSettings(), function, failure, warm_up)
 
 
 def convert_batch(tasks: list[Task], settings: PoolSettings | None = None,

@@ -152,7 +152,8 @@ class IsolatedPool(Generic[T, R]):
 
 
 def run_isolated(tasks: Iterable[T], settings: PoolSettings, function: Callable[[T], R],
-                 failure: Failure) -> Iterator[tuple[T, R]]:
+                 failure: Failure, warm_up: Callable[[], object] | None = None
+                 ) -> Iterator[tuple[T, R]]:
     """Run every task in a pool of its own; yield (task, outcome) as each one finishes."""
-    with IsolatedPool(settings, function, failure) as pool:
+    with IsolatedPool(settings, function, failure, warm_up) as pool:
         yield from pool.map(tasks)
