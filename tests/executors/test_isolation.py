@@ -35,3 +35,21 @@ def test_the_cap_counts_from_the_warmed_up_worker() -> None:
         outcomes = dict(pool.map([100, 2048]))
     assert outcomes[100] == "100 MB"  # 1.5 GB warm-up + 100 MB under a 512 MB budget
     assert outcomes[2048].startswith("failed: MemoryError"), outcomes
+
+
+def _threads(_item: int) -> tuple[int | None, str]:
+    import os
+
+    from vault_pipeline.executors.cores import thread_share
+
+    return thread_share(), os.environ["OMP_NUM_THREADS"]
+
+
+def test_each_worker_is_told_its_share_of_the_cores() -> None:
+    from vault_pipeline.executors.cores import available_cores, thread_share
+
+    share = max(1, available_cores() // 2)
+    with IsolatedPool(PoolSettings(workers=2, timeout_s=60), _threads, _failed) as pool:
+        outcomes = dict(pool.map([1, 2]))
+    assert outcomes == {1: (share, str(share)), 2: (share, str(share))}
+    assert thread_share() is None  # the parent keeps the libraries' defaults

@@ -11,8 +11,8 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import tempfile
-from pathlib import Path
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 from vault_pipeline.documents.convert import PDF, Settings, Task, convert_task
 from vault_pipeline.documents.outcome import TIMEOUT, Conversion

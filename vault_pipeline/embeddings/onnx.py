@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from vault_pipeline.errors import VaultError
+from vault_pipeline.executors.cores import thread_share
 
 ONNX_FILE = "model.onnx"
 SUPPORTED_MODULES = {"Transformer", "Pooling", "Normalize"}
@@ -159,6 +160,7 @@ class OnnxEmbedder:
         self._tokenizer.enable_truncation(max_length=max_tokens)
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        threads = threads or thread_share()  # a pool worker's share of the cores
         if threads:
             options.intra_op_num_threads = threads
         if not prepack:  # a session for queries: starts in half the time

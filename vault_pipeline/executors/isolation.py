@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
-import os
 import resource
 import signal
 from collections.abc import Callable, Iterable, Iterator
@@ -29,6 +28,8 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from pebble import ProcessExpired, ProcessPool
+
+from vault_pipeline.executors.cores import available_cores, share_cores
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MEMORY_MB = 2048
@@ -44,10 +45,7 @@ Failure = Callable[[str, str, int], R]
 
 def default_workers() -> int:
     """One worker per core this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    return available_cores()
 
 
 @dataclass(frozen=True)
@@ -56,6 +54,7 @@ class PoolSettings:
     timeout_s: float = DEFAULT_TIMEOUT_S
     memory_mb: int | None = DEFAULT_MEMORY_MB  # None: no cap
     max_tasks: int = 100  # items per worker before it is replaced
+    threads: int = 0  # threads each worker's libraries may use; 0: its share of the cores
 
     @property
     def n_workers(self) -> int:
@@ -80,9 +79,12 @@ def limit_memory(memory_mb: int | None) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
-def start_worker(memory_mb: int | None, warm_up: Callable[[], object] | None) -> None:
-    """A worker's start: the caller's warm-up (imports, models, caches loaded once), which
-    no item's timeout counts, then the memory cap for the items."""
+def start_worker(memory_mb: int | None, warm_up: Callable[[], object] | None,
+                 workers: int = 1, threads: int = 0) -> None:
+    """A worker's start, which no item's timeout counts: its threads (``threads``, or its
+    share of the cores as one of ``workers``), then the caller's warm-up (imports, models,
+    caches loaded once), then the memory cap for the items."""
+    share_cores(workers, threads)
     if warm_up is not None:
         warm_up()
     limit_memory(memory_mb)
@@ -123,7 +125,8 @@ class IsolatedPool(Generic[T, R]):
         self.failure = failure
         self.pool = ProcessPool(
             max_workers=settings.n_workers, max_tasks=settings.max_tasks,
-            initializer=start_worker, initargs=(settings.memory_mb, warm_up),
+            initializer=start_worker,
+            initargs=(settings.memory_mb, warm_up, settings.n_workers, settings.threads),
             context=multiprocessing.get_context("spawn"))
         self.finished = True
 

@@ -78,6 +78,9 @@ class IdeasSettings(StageSettings):
     """Workers of the in-process (extractive) backend, one paper per task; 0: one per core."""
     paper_timeout_s: float = 300.0  # a paper past it is killed and quarantined
     """Seconds a paper may take in its worker before it is killed and quarantined."""
+    worker_threads: int = 0  # 0: each worker's share of the cores
+    """Threads each worker's models may use (ONNX Runtime, BLAS); 0: the cores divided
+    among the workers, as more threads than cores made the stage 1.5 times slower."""
     memory_mb: int = 2048  # 0: no cap
     """Address space in MB one paper may add to its warmed-up worker (models loaded); 0: no
     cap."""
@@ -97,4 +100,5 @@ class IdeasSettings(StageSettings):
     def pool(self) -> PoolSettings:
         """The isolated pool one paper's decomposition runs in (ideas/isolated.py)."""
         return PoolSettings(workers=self.workers, timeout_s=self.paper_timeout_s,
-                            memory_mb=self.memory_mb or None, max_tasks=WORKER_PAPERS)
+                            memory_mb=self.memory_mb or None, max_tasks=WORKER_PAPERS,
+                            threads=self.worker_threads)
