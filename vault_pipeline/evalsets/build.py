@@ -141,7 +141,8 @@ def _with_nearest_anchors(paths: VaultPaths, sample: pl.DataFrame, anchors: pl.D
                                       *sample.select("title", "abstract").rows()]]
     if sample.is_empty() or anchors.is_empty() or settings.anchors_per_paper == 0:
         return nearest_anchors(sample, anchors.clear(), np.zeros((sample.height, 0)), 0)
-    space = topic_space(paths, texts, settings.embedder, settings.embed_batch_size)
+    space = topic_space(paths, texts, settings.embedder, settings.embed_batch_size,
+                        settings.embed_backend)
     rows = np.arange(anchors.height, anchors.height + sample.height)
     similarity = space.similarity(rows, np.arange(anchors.height))
     return nearest_anchors(sample, anchors, similarity, settings.anchors_per_paper)
@@ -176,7 +177,8 @@ def build_evalsets(paths: VaultPaths, settings: EvalSetsSettings,
     clock.lap("pointwise")
     space = topic_space(paths, [topic_text(t, a) for t, a in
                                 pool.select("title", "abstract").iter_rows()],
-                        settings.embedder, settings.embed_batch_size)
+                        settings.embedder, settings.embed_batch_size,
+                        settings.embed_backend)
     report.similarity_method = space.method
     clock.lap("similarity")
     pairs, pair_short = pairwise_set(pool, space, settings)

@@ -82,6 +82,9 @@ class EvalSetsSettings(StageSettings):
     """Similarity model: `embedded`, a model folder or hub id, or `lexical`."""
     embed_batch_size: int = 64
     """Texts embedded per batch."""
+    embed_backend: str = "onnx"
+    """`onnx` (ONNX Runtime, as the index's) or `torch` (sentence-transformers): the same
+    weights and similarities; ONNX saves importing torch (benchmarks/bench_topic_space.py)."""
     # idea extraction: the vault's LLM backends (`backend`, `model`, ... as in the ideas stage)
     prompt: str = "idea_extract.v2"
     """Prompt file of idea extraction from submissions."""

@@ -92,9 +92,12 @@ def lexical_space(texts: list[str], note: str | None) -> TopicSpace:
     return TopicSpace(LEXICAL_METHOD, note, vectors)
 
 
-def topic_space(paths: VaultPaths, texts: list[str], model: str, batch_size: int = 64
-                ) -> TopicSpace:
-    """Vectors of ``texts`` with the configured embedder, or the lexical fallback."""
+def topic_space(paths: VaultPaths, texts: list[str], model: str, batch_size: int = 64,
+                backend: str = "onnx") -> TopicSpace:
+    """Vectors of ``texts`` with the configured embedder, or the lexical fallback. The
+    embedder runs on ONNX Runtime by default, as the index's and the duplicates' do: the
+    same weights and vectors (tests/embeddings), without the 15 s that importing torch and
+    sentence-transformers cost each run."""
     if model == LEXICAL:
         return lexical_space(texts, "lexical similarity requested (embedder = lexical)")
     from vault_pipeline.embeddings.embedders import (
@@ -104,7 +107,8 @@ def topic_space(paths: VaultPaths, texts: list[str], model: str, batch_size: int
     )
 
     try:
-        embedder = load_embedder(EmbedderSettings(model=model, batch_size=batch_size))
+        embedder = load_embedder(EmbedderSettings(model=model, batch_size=batch_size,
+                                                  backend=backend))
     except EmbedderNotInstalled as exc:
         return lexical_space(texts, f"no embedder installed ({exc})")
     if not texts:
