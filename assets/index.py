@@ -7,7 +7,7 @@ import dagster as dg
 from assets.metadata import check_result
 from assets.resources import VaultResource
 from assets.stages import stage_asset
-from vault_pipeline.embeddings.embedders import EmbedderSettings, load_embedder
+from vault_pipeline.embeddings.embedders import load_query_embedder
 from vault_pipeline.index import quality
 from vault_pipeline.index.lance_index import index_metadata, open_index
 from vault_pipeline.index.stage import STAGE
@@ -28,7 +28,8 @@ def index_no_post_cutoff_rows(vault: VaultResource) -> dg.AssetCheckResult:
 def index_no_target_reachable(vault: VaultResource) -> dg.AssetCheckResult:
     paths = vault.paths()
     table = open_index(paths)
-    embedder = load_embedder(EmbedderSettings(model=index_metadata(table)["embedder_source"]))
+    # the searches' own embedder (ONNX Runtime): the check asks as a user's search does
+    embedder = load_query_embedder(index_metadata(table)["embedder_source"])
     return check_result(quality.no_target_reachable(paths, embedder, table=table))
 
 
