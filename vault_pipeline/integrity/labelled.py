@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -112,9 +113,44 @@ def strict_judge_layer(rows: Sequence[dict], judge=None) -> list[bool]:
 
 def gate_figures(split: str = "heldout") -> list[dict]:
     """The gate's figures on ``split`` for the layers that need no paper (rules, offline
-    judge) and combined: what the integrity report and the cards quote."""
+    judge) and combined: what the integrity report and the cards quote.
+
+    They depend on nothing in a vault, only on the code, the labelled rows and the judge
+    that loaded, so they are kept on this machine under a key of those three (beside the
+    exported models) and computed again when any of them changes: scoring the labelled set
+    was about 9 s of every run's integrity report."""
+    from vault_pipeline.integrity import classifier
+
     rows = load_rows(split)
     if not rows:
         return []
-    return [s.as_dict() for s in evaluate(split, {"rules": rules_layer,
-                                                  "judge": judge_layer}, rows)]
+    judge = classifier.load()
+    file = _figures_file(split, rows, judge)
+    try:
+        return json.loads(file.read_text())
+    except (OSError, ValueError):  # not computed here yet, or a torn or damaged copy
+        pass
+    figures = [s.as_dict() for s in evaluate(split, {
+        "rules": rules_layer, "judge": functools.partial(judge_layer, judge=judge)}, rows)]
+    file.parent.mkdir(parents=True, exist_ok=True)
+    partial = file.with_name(f"{file.name}.{os.getpid()}.partial")
+    partial.write_text(json.dumps(figures))
+    partial.replace(file)  # atomic: a concurrent run writes the same figures
+    return figures
+
+
+def _figures_file(split: str, rows: Sequence[dict], judge) -> Path:
+    """Where the figures of this code, these rows and this judge are kept."""
+    from vault_pipeline.embeddings.embedders import EMBEDDED_PACKAGE
+    from vault_pipeline.embeddings.onnx import default_cache_dir
+    from vault_pipeline.freshness.code_version import code_version
+    from vault_pipeline.integrity.classifier import WEIGHTS
+    from vault_pipeline.integrity.finetuned import HEAD
+
+    digest = hashlib.sha256()
+    for part in (code_version(), split, rows_sha256(rows), type(judge).__name__,
+                 EMBEDDED_PACKAGE):
+        digest.update(f"{part}\0".encode())
+    for weights in (WEIGHTS, HEAD):
+        digest.update(weights.read_bytes() if weights.exists() else b"absent")
+    return default_cache_dir() / "gate-figures" / f"{digest.hexdigest()[:24]}.json"
