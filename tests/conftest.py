@@ -82,6 +82,22 @@ class DemoRun:
     exit_code: int
 
 
+def small_inbox(folder: Path) -> Path:
+    """A slice of the sample that still reaches every stage (metadata, e-prints, PDFs, one
+    OpenReview venue): a whole run of the graph in seconds, not minutes."""
+    folder.mkdir()
+    lines = (SAMPLE / "arxiv-metadata-oai-snapshot.sample.jsonl").read_bytes().splitlines()
+    (folder / "metadata.jsonl").write_bytes(b"\n".join(lines[:24]) + b"\n")
+    for name in ("q_testing_s0_m10_bc5a6c384fe9.json", "arXiv-2202.12139v1.tar.gz",
+                 "2202.12139v1.pdf", "2204.08348v3.pdf", "1401.2122v5.gz",
+                 "openreview-iclr2024-constructed.json"):
+        shutil.copy(SAMPLE / name, folder)
+    return folder
+
+
+SMALL_INBOX_PAPERS = 24 + 10  # old-style metadata lines, and the API page of e-prints and PDFs
+
+
 def vault_script() -> str:
     """The installed `vault` console script beside this Python."""
     script = shutil.which("vault", path=str(Path(sys.executable).parent))

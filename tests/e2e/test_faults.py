@@ -11,7 +11,6 @@ import gzip
 import http.server
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from filelock import FileLock
 from typer.testing import CliRunner
 
 from testing.ideas_faulty import CRASH, HANG, HUGE, FaultyBackend
-from tests.conftest import SAMPLE, vault_script
+from tests.conftest import SAMPLE, SMALL_INBOX_PAPERS, small_inbox, vault_script
 from tests.ideas.test_ideas_build import _papers
 from vault_pipeline.cli.app import app
 from vault_pipeline.documents.build import JOURNAL, TEXT_COLUMNS, DocumentsConfig, build_documents
@@ -459,33 +458,17 @@ def _kill_in_stage(stage: str, delay_s: float = 0.3) -> None:
     assert run.returncode == -signal.SIGKILL
 
 
-KILLED_PAPERS = 24 + 10  # old-style metadata lines, and the API page of the e-prints and PDFs
-
-
-def _small_inbox(folder: Path) -> Path:
-    """A slice of the sample that still reaches every stage killed (metadata, e-prints,
-    PDFs, one OpenReview venue): a kill and a full rerun per stage stay seconds, not minutes."""
-    folder.mkdir()
-    lines = (SAMPLE / "arxiv-metadata-oai-snapshot.sample.jsonl").read_bytes().splitlines()
-    (folder / "metadata.jsonl").write_bytes(b"\n".join(lines[:24]) + b"\n")
-    for name in ("q_testing_s0_m10_bc5a6c384fe9.json", "arXiv-2202.12139v1.tar.gz",
-                 "2202.12139v1.pdf", "2204.08348v3.pdf", "1401.2122v5.gz",
-                 "openreview-iclr2024-constructed.json"):
-        shutil.copy(SAMPLE / name, folder)
-    return folder
-
-
 def test_runs_killed_in_each_stage_in_turn_leave_a_vault_the_next_run_completes(
         vault_paths: VaultPaths, tmp_path: Path) -> None:
     """One run killed in each stage in turn, each starting from what the killed one before
     it left, so that every kill's debris is met by the next run (a run that cannot get past
     it never reaches its own stage and fails the test naming it); then a run completes."""
-    assert vault("import", str(_small_inbox(tmp_path / "inbox"))).exit_code == 0
+    assert vault("import", str(small_inbox(tmp_path / "inbox"))).exit_code == 0
     for stage in STAGES_KILLED:
         _kill_in_stage(stage)
     result = vault("materialize", "-q")
     assert result.exit_code == 0, result.output
-    assert papers_count() == KILLED_PAPERS
+    assert papers_count() == SMALL_INBOX_PAPERS
     documents = vault("sql", "SELECT count(DISTINCT arxiv_id) AS papers, "
                              "count(DISTINCT forum_id) > 0 AS forums, "
                              "count(*) = count(DISTINCT arxiv_id) + count(DISTINCT forum_id) "
@@ -495,7 +478,7 @@ def test_runs_killed_in_each_stage_in_turn_leave_a_vault_the_next_run_completes(
     assert documents.exit_code == 0, documents.output
     # one row per paper and per OpenReview submission, none empty
     # (+1: the e-print 1401.2122 has no metadata in the slice; its row is kept, and says so)
-    assert json.loads(documents.output) == [{"papers": KILLED_PAPERS + 1, "forums": True,
+    assert json.loads(documents.output) == [{"papers": SMALL_INBOX_PAPERS + 1, "forums": True,
                                              "one_row_each": True, "empty": 0}], \
         documents.output
     once = vault("sql", "SELECT (SELECT count(*) - count(DISTINCT arxiv_id) FROM masked_records)"
