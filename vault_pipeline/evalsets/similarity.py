@@ -96,8 +96,8 @@ def topic_space(paths: VaultPaths, texts: list[str], model: str, batch_size: int
                 backend: str = "onnx") -> TopicSpace:
     """Vectors of ``texts`` with the configured embedder, or the lexical fallback. The
     embedder runs on ONNX Runtime by default, as the index's and the duplicates' do: the
-    same weights and vectors (tests/embeddings), without the 15 s that importing torch and
-    sentence-transformers cost each run."""
+    same weights and similarities without importing torch and sentence-transformers (13.0
+    against 5.4 s on the demo's submissions: benchmarks/bench_topic_space.py)."""
     if model == LEXICAL:
         return lexical_space(texts, "lexical similarity requested (embedder = lexical)")
     from vault_pipeline.embeddings.embedders import (

@@ -2,11 +2,11 @@
 
 A pool of one worker per core whose workers each start a library's full thread pool (ONNX
 Runtime sizes its intra-op pool to the machine) runs cores x cores threads: on 2 cores the
-extractive ideas stage took 50.8 s for the demo's 221 papers with 2 such workers and 44.5 s
-with one, and 36.3 s with 2 workers of one thread each. So a worker is told its share at
-start (:func:`share_cores`, before its warm-up loads any model), and the code that builds
-a session or a BLAS pool asks for it (:func:`thread_share`); a process that is not a pool's
-worker has no share and keeps the libraries' own defaults."""
+extractive ideas stage took 53.5 s for the demo's 221 papers with 2 such workers and 34.4 s
+with 2 workers of one thread each (benchmarks/bench_worker_threads.py). So a worker is told
+its share at start (:func:`share_cores`, before its warm-up loads any model), and the code
+that builds a session or a BLAS pool asks for it (:func:`thread_share`); a process that is
+not a pool's worker has no share and keeps the libraries' own defaults."""
 
 from __future__ import annotations
 

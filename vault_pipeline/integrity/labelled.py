@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -120,6 +119,7 @@ def gate_figures(split: str = "heldout") -> list[dict]:
     exported models) and computed again when any of them changes: scoring the labelled set
     was about 9 s of every run's integrity report."""
     from vault_pipeline.integrity import classifier
+    from vault_pipeline.store.atomic import atomic_write_bytes
 
     rows = load_rows(split)
     if not rows:
@@ -132,10 +132,7 @@ def gate_figures(split: str = "heldout") -> list[dict]:
         pass
     figures = [s.as_dict() for s in evaluate(split, {
         "rules": rules_layer, "judge": functools.partial(judge_layer, judge=judge)}, rows)]
-    file.parent.mkdir(parents=True, exist_ok=True)
-    partial = file.with_name(f"{file.name}.{os.getpid()}.partial")
-    partial.write_text(json.dumps(figures))
-    partial.replace(file)  # atomic: a concurrent run writes the same figures
+    atomic_write_bytes(file, json.dumps(figures).encode())  # a racing run writes the same
     return figures
 
 
