@@ -36,19 +36,24 @@ def hostile_convert(task: Task) -> Conversion:
     return convert_task(task)
 
 
-@pytest.mark.parametrize("warm", [True, False], ids=["warmed", "cold (control)"])
-def test_the_warm_up_loads_what_a_first_conversion_would(tmp_path: Path, warm: bool) -> None:
+@pytest.mark.parametrize(("converter", "warm"), [("fast", True), ("pymupdf4llm", True),
+                                                 ("fast", False)],
+                         ids=["fast, warmed", "pymupdf4llm, warmed", "cold (control)"])
+def test_the_warm_up_loads_what_a_first_conversion_would(tmp_path: Path, converter: str,
+                                                         warm: bool) -> None:
     """A worker's first document must not pay the converter's load time (lazy modules,
     fonts: 1-2 s on an idle core) inside its own timeout: after the warm-up a real paper
-    loads nothing new; without it (the control) the same paper does."""
+    loads nothing new, whichever converter the settings name; without it (the control) the
+    same paper does."""
     script = f"""
 import sys
 from vault_pipeline.documents.convert import PDF, Settings, Task, convert_task
 from vault_pipeline.documents.workers import warm_up
+settings = Settings(pdf_converter={converter!r})
 if {warm}:
     warm_up()
 before = set(sys.modules)
-task = Task("a", PDF, {str(SAMPLE / "2204.08348v3.pdf")!r}, {str(tmp_path)!r}, Settings())
+task = Task("a", PDF, {str(SAMPLE / "2204.08348v3.pdf")!r}, {str(tmp_path)!r}, settings)
 assert convert_task(task).status == "ok"
 print(len([name for name in set(sys.modules) - before if not name.startswith("encodings")]))
 """
