@@ -327,3 +327,19 @@ def test_scalar_indexes_cover_a_sessions_filter(tmp_path) -> None:
     assert names == {"published_btree", "arxiv_id_btree", "version_created_btree",
                      "view_bitmap", "archives_labellist", "categories_labellist"}
     _scalar_indexes(table, {name: None for name in names})  # present: nothing rebuilt
+
+
+def test_the_asset_check_fails_when_a_target_is_in_the_index(built) -> None:
+    """The Dagster check itself, with the embedder it loads (the searches' own), turns red
+    on the index written through a wrong filter."""
+    from assets.index import index_no_target_reachable
+    from assets.resources import VaultResource
+
+    paths, _ = built
+    vault = VaultResource(home=str(paths.home))
+    assert index_no_target_reachable(vault=vault).passed
+    table = open_index(paths)
+    leak = table.search().where("arxiv_id = '2401.00001'").limit(5).to_arrow().to_pylist()
+    table.add([row | {"arxiv_id": "2604.00010", "text": row["text"] + " leaked"}
+               for row in leak])
+    assert not index_no_target_reachable(vault=vault).passed
